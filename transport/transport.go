@@ -1,0 +1,52 @@
+// Package transport holds the contract between polymcp's transports (stdio,
+// Streamable HTTP, HTTP+SSE, in-memory, the C ABI's host-owned entry points)
+// and the one dispatcher they all drive.
+//
+// A transport frames bytes into messages and hands each frame to a Session;
+// the session answers through a Sink. Every transport uses the same Session
+// implementation (core/dispatch), so there is one method table and one
+// initialize for all of them.
+package transport
+
+import "context"
+
+// Sink receives encoded JSON-RPC messages, one complete message per call,
+// without a trailing newline. Send must be safe for concurrent use. An error
+// means the message could not be delivered; the session then stops using the
+// sink for anything but further attempts that will fail the same way.
+type Sink interface {
+	Send(msg []byte) error
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(msg []byte) error
+
+// Send calls f(msg).
+func (f SinkFunc) Send(msg []byte) error { return f(msg) }
+
+// Info describes the connection a session serves.
+type Info struct {
+	// Name is the transport's name for logs: "stdio", "http", "memory", "capi".
+	Name string
+	// Batches reports whether the framing can carry a JSON array of messages
+	// (JSON-RPC batches; only the 2025-03-26 revision accepts them).
+	Batches bool
+}
+
+// Session is one connection's view of the dispatcher.
+type Session interface {
+	// Deliver handles one frame (one JSON text, already split by the
+	// transport). It returns quickly: handlers run on the executor, and their
+	// replies and request-scoped notifications go to reply, possibly later
+	// and from other goroutines. Deliver is safe for concurrent use.
+	Deliver(ctx context.Context, frame []byte, reply Sink)
+	// Close cancels every call in flight. When it returns, the session makes
+	// no further Send on any sink it was given. Close is idempotent.
+	Close()
+}
+
+// Server creates sessions. out receives messages not tied to one request
+// (list_changed, legacy log messages, server-to-client requests).
+type Server interface {
+	NewSession(info Info, out Sink) Session
+}

@@ -31,12 +31,16 @@ type Info struct {
 	// Batches reports whether the framing can carry a JSON array of messages
 	// (JSON-RPC batches; only the 2025-03-26 revision accepts them).
 	Batches bool
+	// Revision, when set, is the revision the transport fixed for every
+	// message of this session (HTTP's MCP-Protocol-Version header).
+	Revision string
 }
 
 // Session is one connection's view of the dispatcher.
 type Session interface {
 	// Deliver handles one frame (one JSON text, already split by the
-	// transport). It returns quickly: handlers run on the executor, and their
+	// transport). The session owns frame from then on: the transport must
+	// not reuse its bytes. It returns quickly: handlers run on the executor, and their
 	// replies and request-scoped notifications go to reply, possibly later
 	// and from other goroutines. Deliver is safe for concurrent use.
 	Deliver(ctx context.Context, frame []byte, reply Sink)

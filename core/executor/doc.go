@@ -1,0 +1,43 @@
+// Package executor runs handler functions (tools, resources, prompts) with
+// bounded concurrency, a bounded FIFO queue and a per-job deadline. It is
+// transport-neutral: it knows nothing of JSON-RPC and reports everything
+// through the job's context.
+//
+// # Model
+//
+// An [Executor] has MaxConcurrency slots and a queue of MaxQueue places.
+// [Executor.Submit] starts the job at once on a new goroutine when a slot is
+// free, otherwise appends it to the queue, otherwise rejects it with
+// [ErrOverloaded] without running it. When a job returns, its goroutine takes
+// the next queued job itself, so a busy executor does not spawn a goroutine
+// per job.
+//
+// Every job gets its own context, a child of the context passed to Submit
+// (never of anything executor-global). Its deadline is the earlier of the
+// parent's deadline and the submission time plus Timeout: time spent waiting
+// in the queue counts. A job whose context ends while it is still queued is
+// removed from the queue at once and its function is never called.
+//
+// # Terminal causes
+//
+// Every job context is cancelled exactly once, and [context.Cause] then
+// reports why. A caller watching with [context.AfterFunc] therefore sees one
+// of:
+//
+//   - [ErrFinished]: the function returned (also after runtime.Goexit);
+//   - [ErrTimeout]: the executor's Timeout elapsed (queued or running);
+//   - *[PanicError]: the function panicked; the executor recovered;
+//   - [ErrClosed]: [Executor.Close] was called before the job finished;
+//   - the cause given to the job's cancel function;
+//   - the parent context's cause (for example the parent's deadline).
+//
+// A job whose context ended before it left the queue never runs, whatever
+// the cause; the caller learns of it only through the context.
+//
+// # Limits
+//
+// Goroutines cannot be killed. Cancelling a job's context — by timeout,
+// cancel, Close or the parent — only asks the function to stop; a function
+// that ignores its context keeps its concurrency slot until it really
+// returns, and [Executor.Wait] waits for it too.
+package executor

@@ -1,0 +1,423 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults applied by [New] to zero-valued [Options] fields.
+const (
+	DefaultMaxConcurrency = 32
+	DefaultMaxQueue       = 256
+	DefaultTimeout        = 30 * time.Second
+)
+
+// Sentinel errors. Those that are terminal causes (see the package
+// documentation) are read with [context.Cause]; the others are returned by
+// [Executor.Submit].
+var (
+	// ErrOverloaded is returned by Submit when every slot is busy and the
+	// queue is full. The job was not run and will not be.
+	ErrOverloaded = errors.New("executor: overloaded")
+	// ErrClosed is returned by Submit after Close, and is the cause of jobs
+	// cancelled by Close.
+	ErrClosed = errors.New("executor: closed")
+	// ErrTimeout is the cause of a job whose executor Timeout elapsed.
+	ErrTimeout = errors.New("executor: timeout")
+	// ErrFinished is the cause with which a job's context is cancelled once
+	// its function has returned.
+	ErrFinished = errors.New("executor: job finished")
+)
+
+// errNilArgument is returned by Submit for a nil context or function; it is
+// a programming error, reported rather than panicking so that a bad caller
+// cannot crash the process.
+var errNilArgument = errors.New("executor: nil context or function")
+
+// PanicError is the terminal cause of a job whose function panicked.
+type PanicError struct {
+	Value any    // the value passed to panic
+	Stack []byte // the panicking goroutine's stack, as by debug.Stack
+}
+
+// Error implements error.
+func (p *PanicError) Error() string {
+	return fmt.Sprintf("executor: job panicked: %v", p.Value)
+}
+
+// Unwrap returns the panic value if it is an error, so that errors.Is and
+// errors.As see through a panic(err).
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
+
+// Options configures an [Executor]. The zero value of each field selects its
+// default.
+type Options struct {
+	// MaxConcurrency is the number of jobs that may run at once
+	// (default DefaultMaxConcurrency). Negative values are invalid.
+	MaxConcurrency int
+	// MaxQueue is the number of jobs that may wait for a slot
+	// (default DefaultMaxQueue). A negative value disables the queue: Submit
+	// rejects as soon as all slots are busy.
+	MaxQueue int
+	// Timeout bounds each job from its submission, queue time included
+	// (default DefaultTimeout). A negative value means no executor deadline;
+	// the parent context's deadline, if any, still applies.
+	Timeout time.Duration
+}
+
+// Stats is a snapshot of an executor's load.
+type Stats struct {
+	Running int // jobs whose function is executing
+	Queued  int // jobs waiting for a slot
+}
+
+// Executor runs submitted functions; see the package documentation. It must
+// be created with [New]. All methods are safe for concurrent use.
+type Executor struct {
+	maxConcurrency int
+	maxQueue       int
+	timeout        time.Duration // <= 0: none
+
+	mu     sync.Mutex
+	closed bool
+	active jobList       // running jobs, for Close
+	queue  jobList       // waiting jobs, FIFO
+	idle   chan struct{} // closed when the executor becomes idle; lazily made by Wait
+}
+
+// New returns an executor configured by opts, after applying defaults.
+func New(opts Options) (*Executor, error) {
+	if opts.MaxConcurrency == 0 {
+		opts.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if opts.MaxConcurrency <= 0 {
+		return nil, fmt.Errorf("executor: MaxConcurrency must be positive, got %d", opts.MaxConcurrency)
+	}
+	switch {
+	case opts.MaxQueue == 0:
+		opts.MaxQueue = DefaultMaxQueue
+	case opts.MaxQueue < 0:
+		opts.MaxQueue = 0
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	return &Executor{
+		maxConcurrency: opts.MaxConcurrency,
+		maxQueue:       opts.MaxQueue,
+		timeout:        opts.Timeout,
+	}, nil
+}
+
+// Job states, guarded by Executor.mu (read atomically as a hint by cancel).
+const (
+	stateQueued uint32 = iota + 1
+	stateRunning
+	stateDone // finished, or dropped from the queue
+)
+
+// job is one submitted function. It is linked into exactly one of the
+// executor's lists (active or queue) while running or queued.
+type job struct {
+	e    *Executor
+	fn   func(context.Context)
+	ctx  context.Context // what fn receives and Submit returns
+	stop func(cause error)
+	// stopTimer releases the deadline context; nil without executor timeout.
+	stopTimer context.CancelFunc
+	// unwatch deregisters the context.AfterFunc that drops a queued job
+	// whose context ends; set only while queued.
+	unwatch func() bool
+
+	state      atomic.Uint32
+	prev, next *job
+}
+
+// end cancels the job's context with cause (a no-op if already cancelled)
+// and releases its timer.
+func (j *job) end(cause error) {
+	j.stop(cause)
+	if j.stopTimer != nil {
+		j.stopTimer()
+	}
+}
+
+// cancel is the CancelCauseFunc handed to the submitter of a queued job. A
+// still-queued job is removed from the queue synchronously, so its place is
+// free as soon as cancel returns.
+func (j *job) cancel(cause error) {
+	if j.state.Load() == stateQueued && j.e.dropQueued(j, cause) {
+		return
+	}
+	j.end(cause)
+}
+
+// Submit schedules fn and returns the context fn will receive and a function
+// to cancel it. fn runs at once if a slot is free, later (FIFO) if the queue
+// has room; otherwise Submit returns ErrOverloaded, or ErrClosed after Close,
+// and fn is never run. On error ctx and cancel are nil.
+//
+// ctx is a child of parent whose deadline is the earlier of parent's and now
+// plus the executor's Timeout. It is always cancelled eventually, with one of
+// the terminal causes listed in the package documentation; cancel(cause)
+// ends it early, and if the job is still queued, fn will not run. (A job
+// that gets a slot at once is started even if parent has already ended; fn
+// then sees an ended context.) Callers should call cancel when they lose
+// interest; doing so after the job has ended is harmless.
+func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) (ctx context.Context, cancel context.CancelCauseFunc, err error) {
+	if parent == nil || fn == nil {
+		return nil, nil, errNilArgument
+	}
+	// Contexts are built before taking the lock: the deadline counts from
+	// here, and building them may lock parent, which must not happen while
+	// the executor's lock is held by every submitter.
+	j := &job{e: e, fn: fn}
+	j.ctx, j.stop = context.WithCancelCause(parent)
+	if e.timeout > 0 {
+		j.ctx, j.stopTimer = context.WithDeadlineCause(j.ctx, time.Now().Add(e.timeout), ErrTimeout)
+	}
+
+	e.mu.Lock()
+	switch {
+	case e.closed:
+		err = ErrClosed
+	case e.active.n < e.maxConcurrency:
+		// Fast path: start now on a fresh goroutine, no handoff.
+		j.state.Store(stateRunning)
+		e.active.pushBack(j)
+		e.mu.Unlock()
+		go e.run(j)
+		// A running job needs no queue bookkeeping on cancel: hand out the
+		// context's own cancel function and save the j.cancel closure.
+		return j.ctx, j.stop, nil
+	case e.queue.n < e.maxQueue:
+		j.state.Store(stateQueued)
+		e.queue.pushBack(j)
+		// Drop the job as soon as its context ends for any reason (parent,
+		// timeout). Registered under the lock so that a worker dequeuing j
+		// always sees unwatch set. AfterFunc never calls back synchronously.
+		j.unwatch = context.AfterFunc(j.ctx, func() { e.dropQueued(j, nil) })
+		e.mu.Unlock()
+		return j.ctx, j.cancel, nil
+	default:
+		err = ErrOverloaded
+	}
+	e.mu.Unlock()
+	j.end(err) // release the contexts we built
+	return nil, nil, err
+}
+
+// dropQueued removes j from the queue if it is still there, ends its
+// context with cause (a no-op when the context has already ended) and
+// reports whether it did so.
+//
+// Contexts are never cancelled while e.mu is held: cancelling may call into
+// a user-defined parent context (its AfterFunc stop function).
+func (e *Executor) dropQueued(j *job, cause error) bool {
+	e.mu.Lock()
+	if j.state.Load() != stateQueued {
+		e.mu.Unlock()
+		return false
+	}
+	e.queue.remove(j)
+	j.state.Store(stateDone)
+	j.unwatch() // false if the watch is what called us; harmless
+	e.notifyIfIdleLocked()
+	e.mu.Unlock()
+	j.end(cause)
+	return true
+}
+
+// run executes j, then keeps taking queued jobs on the same goroutine until
+// the queue is empty.
+func (e *Executor) run(j *job) {
+	for j != nil {
+		if !e.execute(j) {
+			return // runtime.Goexit: execute already handed the slot on
+		}
+		j = e.next(j)
+	}
+}
+
+// execute calls j.fn, recovering a panic, and ends j's context with the
+// matching terminal cause. It reports false if fn called runtime.Goexit, in
+// which case this goroutine is dying and execute has itself released j's
+// slot (starting the next queued job on a new goroutine).
+func (e *Executor) execute(j *job) (ok bool) {
+	returned := false
+	defer func() {
+		if returned {
+			j.end(ErrFinished)
+			return
+		}
+		if r := recover(); r != nil {
+			// debug.Stack inside the deferred call still shows the frames
+			// of the panicking function.
+			j.end(&PanicError{Value: r, Stack: debug.Stack()})
+			ok = true
+			return
+		}
+		// Neither returned nor panicked: runtime.Goexit. Treat it as a
+		// return, but this goroutine cannot continue the loop.
+		j.end(ErrFinished)
+		if n := e.next(j); n != nil {
+			go e.run(n)
+		}
+	}()
+	j.fn(j.ctx)
+	returned = true
+	return true
+}
+
+// next retires the finished job j and returns the next queued job to run on
+// the caller's goroutine, already moved to the active list, or nil after
+// freeing j's slot if the queue is empty.
+func (e *Executor) next(j *job) *job {
+	var dropped jobList // queued jobs found already ended, to release unlocked
+	e.mu.Lock()
+	e.active.remove(j)
+	j.state.Store(stateDone)
+	n := e.queue.popFront()
+	// A false unwatch means the watch has fired: the context has ended and
+	// its dropQueued will find the job no longer queued. Checking Err as well
+	// closes the window between cancellation and the watch firing.
+	for n != nil && (!n.unwatch() || n.ctx.Err() != nil) {
+		n.state.Store(stateDone)
+		dropped.pushBack(n)
+		n = e.queue.popFront()
+	}
+	if n != nil {
+		n.unwatch = nil
+		n.state.Store(stateRunning)
+		e.active.pushBack(n)
+	} else {
+		e.notifyIfIdleLocked()
+	}
+	e.mu.Unlock()
+	for d := dropped.popFront(); d != nil; d = dropped.popFront() {
+		d.end(nil) // unlinks from the parent even if only the timer fired
+	}
+	return n
+}
+
+// notifyIfIdleLocked wakes Wait callers if nothing runs or waits.
+func (e *Executor) notifyIfIdleLocked() {
+	if e.idle != nil && e.active.n == 0 && e.queue.n == 0 {
+		close(e.idle)
+		e.idle = nil
+	}
+}
+
+// Close stops the executor: later Submit calls return ErrClosed, queued jobs
+// are dropped (their functions never run) and the contexts of queued and
+// running jobs are cancelled with cause ErrClosed. Close does not wait for
+// running functions to return; use Wait for that. Close is idempotent.
+func (e *Executor) Close() {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	e.closed = true
+	dropped := e.queue
+	e.queue = jobList{}
+	for j := dropped.head; j != nil; j = j.next {
+		j.unwatch()
+		j.state.Store(stateDone)
+	}
+	running := make([]*job, 0, e.active.n)
+	for j := e.active.head; j != nil; j = j.next {
+		running = append(running, j)
+	}
+	e.notifyIfIdleLocked()
+	e.mu.Unlock()
+
+	// Cancel outside the lock (see dropQueued). A running job may finish
+	// meanwhile; ending an ended job is a no-op, and jobs are never reused.
+	for j := dropped.popFront(); j != nil; j = dropped.popFront() {
+		j.end(ErrClosed)
+	}
+	for _, j := range running {
+		j.end(ErrClosed)
+	}
+}
+
+// Wait blocks until no job is running or queued, or ctx ends, in which case
+// it returns ctx's error. It is meant for a graceful drain after Close;
+// before Close, jobs submitted meanwhile extend the wait. Calling Wait from
+// inside a job waits for that job too and so can only end with ctx.
+func (e *Executor) Wait(ctx context.Context) error {
+	e.mu.Lock()
+	if e.active.n == 0 && e.queue.n == 0 {
+		e.mu.Unlock()
+		return nil
+	}
+	if e.idle == nil {
+		e.idle = make(chan struct{})
+	}
+	idle := e.idle
+	e.mu.Unlock()
+
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Stats returns the current number of running and queued jobs.
+func (e *Executor) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return Stats{Running: e.active.n, Queued: e.queue.n}
+}
+
+// jobList is an intrusive doubly linked list of jobs: linking needs no
+// allocation and removing a cancelled queued job is O(1).
+type jobList struct {
+	head, tail *job
+	n          int
+}
+
+func (l *jobList) pushBack(j *job) {
+	j.prev, j.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = j
+	} else {
+		l.head = j
+	}
+	l.tail = j
+	l.n++
+}
+
+func (l *jobList) remove(j *job) {
+	if j.prev != nil {
+		j.prev.next = j.next
+	} else {
+		l.head = j.next
+	}
+	if j.next != nil {
+		j.next.prev = j.prev
+	} else {
+		l.tail = j.prev
+	}
+	j.prev, j.next = nil, nil
+	l.n--
+}
+
+func (l *jobList) popFront() *job {
+	j := l.head
+	if j != nil {
+		l.remove(j)
+	}
+	return j
+}

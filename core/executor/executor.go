@@ -421,3 +421,8 @@ func (l *jobList) popFront() *job {
 	}
 	return j
 }
+
+// Options returns the options in force, defaults applied.
+func (e *Executor) Options() Options {
+	return Options{MaxConcurrency: e.maxConcurrency, MaxQueue: e.maxQueue, Timeout: e.timeout}
+}

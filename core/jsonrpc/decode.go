@@ -1,0 +1,247 @@
+package jsonrpc
+
+// Limits bound what one message may make the decoder do. Zero or negative
+// fields select the defaults.
+type Limits struct {
+	// MaxDepth is the deepest nesting of objects and arrays; the envelope
+	// object (or a batch array) is level 1.
+	MaxDepth int
+	// MaxIDBytes is the longest string id, in bytes after unescaping.
+	MaxIDBytes int
+	// MaxNumberDigits is the most digits one number literal may have,
+	// counting integer, fraction and exponent digits together.
+	MaxNumberDigits int
+}
+
+// Defaults of Limits.
+const (
+	DefaultMaxDepth        = 256
+	DefaultMaxIDBytes      = 256
+	DefaultMaxNumberDigits = 64
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxIDBytes <= 0 {
+		l.MaxIDBytes = DefaultMaxIDBytes
+	}
+	if l.MaxNumberDigits <= 0 {
+		l.MaxNumberDigits = DefaultMaxNumberDigits
+	}
+	return l
+}
+
+// Decode reads exactly one JSON-RPC message. The whole input is validated
+// first, so a syntax or limit violation anywhere is a parse error (-32700)
+// answered with NullID; only then is the envelope checked (-32600, or -32602
+// for a request whose params is not an object).
+//
+// On error the returned Message has Kind KindInvalid and carries the id to
+// answer with: the request's id when it was readable, NullID when it was not,
+// and the absent id for a notification, which gets no answer (its Method is
+// set too, for logging). Raw fields of the Message, and the RawJSON data of a
+// decoded error, alias data.
+func Decode(data []byte, lim Limits) (Message, *Error) {
+	s := scanner{data: data, lim: lim.withDefaults()}
+	s.pos = skipWS(data, 0)
+	if s.pos >= len(data) || data[s.pos] != '{' {
+		if err := s.value(0); err != nil {
+			return Message{ID: NullID}, err
+		}
+		if err := s.end(); err != nil {
+			return Message{ID: NullID}, err
+		}
+		return invalid(NullID, "a message must be a JSON object")
+	}
+	var env envelope
+	if err := s.envelope(&env); err != nil {
+		return Message{ID: NullID}, err
+	}
+	if err := s.end(); err != nil {
+		return Message{ID: NullID}, err
+	}
+	return env.message(data, s.lim)
+}
+
+// invalid returns the Invalid Request answer for a message whose reply id is id.
+func invalid(id ID, format string, args ...any) (Message, *Error) {
+	return Message{ID: id}, Errorf(KindJSONRPC, CodeInvalidRequest, "invalid request: "+format, args...)
+}
+
+// The top-level members Decode knows, in the order of envelopeNames.
+type member uint8
+
+const (
+	memJSONRPC member = iota
+	memID
+	memMethod
+	memParams
+	memResult
+	memError
+	memCount
+)
+
+var envelopeNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// envelope records where each known top-level member's value lies, and the
+// first duplicated member name.
+type envelope struct {
+	seen  uint8
+	vals  [memCount]span
+	dup   string
+	dupID bool // the duplicate is "id", so no id can be trusted
+	names dupSet
+}
+
+func (e *envelope) has(m member) bool { return e.seen&(1<<m) != 0 }
+
+func (e *envelope) raw(data []byte, m member) []byte {
+	return data[e.vals[m].start:e.vals[m].end]
+}
+
+// envelope scans the top-level object at s.pos, noting member values.
+func (s *scanner) envelope(e *envelope) *Error {
+	s.pos++ // '{'
+	if i := skipWS(s.data, s.pos); i < len(s.data) && s.data[i] == '}' {
+		s.pos = i + 1
+		return nil
+	}
+	for {
+		name, err := s.name()
+		if err != nil {
+			return err
+		}
+		start := skipWS(s.data, s.pos)
+		s.pos = start
+		if err := s.value(1); err != nil {
+			return err
+		}
+		e.note(s.data, name, span{start: start, end: s.pos})
+		i := skipWS(s.data, s.pos)
+		switch {
+		case i < len(s.data) && s.data[i] == ',':
+			s.pos = i + 1
+		case i < len(s.data) && s.data[i] == '}':
+			s.pos = i + 1
+			return nil
+		default:
+			return s.fail(probChar, i)
+		}
+	}
+}
+
+func (e *envelope) note(data []byte, name, val span) {
+	m := lookupName(data, name, envelopeNames)
+	if m < 0 {
+		if e.dup == "" && e.names.add(data, name) {
+			e.dup = nameString(data, name)
+		}
+		return
+	}
+	if e.has(member(m)) {
+		if e.dup == "" || member(m) == memID {
+			e.dup = envelopeNames[m]
+		}
+		e.dupID = e.dupID || member(m) == memID
+		return
+	}
+	e.seen |= 1 << m
+	e.vals[m] = val
+}
+
+// message checks the envelope's members and classifies the message.
+func (e *envelope) message(data []byte, lim Limits) (Message, *Error) {
+	id, why := ID{}, ""
+	if e.has(memID) {
+		id, why = parseID(e.raw(data, memID), lim)
+	}
+	reply := id.orNull()
+	if e.dup != "" {
+		if e.dupID {
+			reply = NullID
+		}
+		return invalid(reply, "duplicate member %q", e.dup)
+	}
+	if !e.has(memJSONRPC) || !isText(e.raw(data, memJSONRPC), "2.0") {
+		return invalid(reply, `"jsonrpc" must be "2.0"`)
+	}
+	method, result, fail := e.has(memMethod), e.has(memResult), e.has(memError)
+	switch {
+	case method && (result || fail):
+		return invalid(reply, "a message with a method cannot have a result or an error")
+	case result && fail:
+		return invalid(reply, "a response cannot have both a result and an error")
+	case why != "":
+		return invalid(NullID, "%s", why)
+	case method:
+		return e.call(data, id)
+	case result:
+		return e.response(data, id)
+	case fail:
+		return e.errorResponse(data, id, lim)
+	}
+	return invalid(reply, "a message needs a method, a result or an error")
+}
+
+// call classifies a request (with an id) or a notification (without).
+func (e *envelope) call(data []byte, id ID) (Message, *Error) {
+	msg := Message{Kind: KindNotification, ID: id}
+	if e.has(memID) {
+		if !id.IsValid() {
+			return invalid(NullID, "a request id must not be null")
+		}
+		msg.Kind = KindRequest
+	}
+	name, ok := methodName(e.raw(data, memMethod))
+	if !ok {
+		// Not even a notification: answer with null, as JSON-RPC 2.0 does.
+		return invalid(msg.ID.orNull(), `"method" must be a non-empty string`)
+	}
+	msg.Method = name
+	if !e.has(memParams) {
+		return msg, nil
+	}
+	params := e.raw(data, memParams)
+	if params[0] != '{' {
+		bad := Message{ID: id, Method: name}
+		if msg.Kind == KindNotification {
+			return bad, Errorf(KindJSONRPC, CodeInvalidRequest, `invalid request: "params" must be an object`)
+		}
+		return bad, Errorf(KindJSONRPC, CodeInvalidParams, `invalid params: "params" must be an object`)
+	}
+	msg.Params = params
+	return msg, nil
+}
+
+func (e *envelope) response(data []byte, id ID) (Message, *Error) {
+	if !id.IsValid() {
+		return invalid(NullID, "a response id must be a string or an integer")
+	}
+	return Message{Kind: KindResponse, ID: id, Result: e.raw(data, memResult)}, nil
+}
+
+func (e *envelope) errorResponse(data []byte, id ID, lim Limits) (Message, *Error) {
+	if id.IsAbsent() {
+		return invalid(NullID, `an error response needs an "id" member`)
+	}
+	obj, why := decodeErrorObject(e.raw(data, memError), lim)
+	if why != "" {
+		return invalid(id.orNull(), "%s", why)
+	}
+	return Message{Kind: KindError, ID: id, Error: obj}, nil
+}
+
+func (id ID) orNull() ID {
+	if id.IsValid() {
+		return id
+	}
+	return NullID
+}
+
+// isText reports whether the JSON value raw is the string want.
+func isText(raw []byte, want string) bool {
+	body, esc, ok := stringValue(raw)
+	return ok && textIs(body, esc, want)
+}

@@ -1,0 +1,150 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/bytedance/sonic"
+)
+
+// The envelope encoders append to dst and never re-encode the bytes they are
+// given: results and params were encoded once by the layer that knows their
+// type, and copying them is all that is left to do. Raw arguments must be
+// valid JSON; a nil or empty raw value is written as null.
+
+const envelopeHead = `{"jsonrpc":"2.0"`
+
+// AppendID appends id as JSON; an absent id is written as null, since an
+// answer must always carry an id member.
+func AppendID(dst []byte, id ID) []byte {
+	switch id.kind {
+	case idString:
+		return AppendString(dst, id.str)
+	case idNumber:
+		return strconv.AppendInt(dst, id.num, 10)
+	}
+	return append(dst, "null"...)
+}
+
+// AppendResponse appends {"jsonrpc":"2.0","id":<id>,"result":<result>}.
+func AppendResponse(dst []byte, id ID, result []byte) []byte {
+	dst = append(dst, envelopeHead+`,"id":`...)
+	dst = AppendID(dst, id)
+	dst = append(dst, `,"result":`...)
+	dst = appendRaw(dst, result)
+	return append(dst, '}')
+}
+
+// internalError stands in for a nil *Error so that a bug upstream still
+// yields a well-formed answer.
+var internalError = Error{Code: CodeInternalError, Message: "internal error"}
+
+// AppendError appends an error response. Data is written when it is not nil
+// and encodes to valid JSON, and silently left out otherwise: the error
+// itself matters more than its detail.
+func AppendError(dst []byte, id ID, e *Error) []byte {
+	if e == nil {
+		e = &internalError
+	}
+	dst = append(dst, envelopeHead+`,"id":`...)
+	dst = AppendID(dst, id)
+	dst = append(dst, `,"error":{"code":`...)
+	dst = strconv.AppendInt(dst, e.Code, 10)
+	dst = append(dst, `,"message":`...)
+	dst = AppendString(dst, e.Message)
+	if data := encodeData(e.Data); data != nil {
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, data...)
+	}
+	return append(dst, "}}"...)
+}
+
+// encodeData returns the JSON of an error's data, or nil to leave it out.
+func encodeData(data any) []byte {
+	var raw []byte
+	switch d := data.(type) {
+	case nil:
+		return nil
+	case RawJSON:
+		raw = d
+	case json.RawMessage:
+		raw = d
+	default:
+		b, err := Marshal(d)
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	// Raw data skipped the encoder, so it is checked here instead.
+	if Valid(raw, Limits{}) != nil {
+		return nil
+	}
+	return raw
+}
+
+// AppendNotification appends a notification; params is left out when nil or empty.
+func AppendNotification(dst []byte, method string, params []byte) []byte {
+	dst = append(dst, envelopeHead+`,"method":`...)
+	dst = AppendString(dst, method)
+	return appendParams(dst, params)
+}
+
+// AppendRequest appends a request; params is left out when nil or empty.
+func AppendRequest(dst []byte, id ID, method string, params []byte) []byte {
+	dst = append(dst, envelopeHead+`,"id":`...)
+	dst = AppendID(dst, id)
+	dst = append(dst, `,"method":`...)
+	dst = AppendString(dst, method)
+	return appendParams(dst, params)
+}
+
+func appendParams(dst, params []byte) []byte {
+	if len(params) > 0 {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, params...)
+	}
+	return append(dst, '}')
+}
+
+func appendRaw(dst, raw []byte) []byte {
+	if len(raw) == 0 {
+		return append(dst, "null"...)
+	}
+	return append(dst, raw...)
+}
+
+// RawJSON is an already encoded JSON value. Decode uses it for an error's
+// data so that the bytes reach the layer that knows their type untouched.
+type RawJSON []byte
+
+// MarshalJSON returns r itself, or null when r is empty.
+func (r RawJSON) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
+
+// UnmarshalJSON stores a copy of data, which the decoder may reuse.
+func (r *RawJSON) UnmarshalJSON(data []byte) error {
+	*r = append((*r)[:0], data...)
+	return nil
+}
+
+// api is encoding/json's behaviour (sonic.ConfigStd) less two costs MCP has
+// no use for: HTML escaping, which only matters for JSON embedded in HTML,
+// and sorting map keys.
+var api = sonic.Config{
+	CompactMarshaler: true,
+	CopyString:       true,
+	ValidateString:   true,
+}.Froze()
+
+// Marshal encodes v. It and Unmarshal are polymcp's only JSON entry points,
+// so that every package encodes and decodes the same way.
+func Marshal(v any) ([]byte, error) { return api.Marshal(v) }
+
+// Unmarshal decodes data into v with encoding/json semantics (numbers in an
+// interface value become float64).
+func Unmarshal(data []byte, v any) error { return api.Unmarshal(data, v) }

@@ -1,0 +1,69 @@
+package jsonrpc
+
+// Reading single members out of raw JSON the envelope decoder kept, without
+// decoding the rest.
+
+// ParseID reads a request id value (a requestId in notifications/cancelled,
+// say) under the same rules as the envelope's id member.
+func ParseID(raw []byte, lim Limits) (ID, *Error) {
+	lim = lim.withDefaults()
+	raw = trimWS(raw)
+	if err := Valid(raw, lim); err != nil {
+		return NullID, err
+	}
+	id, why := parseID(raw, lim)
+	if !id.IsValid() {
+		if why == "" {
+			why = "an id must not be null"
+		}
+		return NullID, Errorf(KindJSONRPC, CodeInvalidRequest, "invalid id: %s", why)
+	}
+	return id, nil
+}
+
+// Member returns the raw value of the top-level member name of obj, a JSON
+// object the decoder already validated (Message.Params, for one). It reports
+// false when obj is not an object or has no such member.
+func Member(obj []byte, name string) ([]byte, bool) {
+	s := scanner{data: obj, lim: Limits{}.withDefaults()}
+	s.pos = skipWS(obj, 0)
+	if s.pos >= len(obj) || obj[s.pos] != '{' {
+		return nil, false
+	}
+	s.pos++
+	if i := skipWS(obj, s.pos); i < len(obj) && obj[i] == '}' {
+		return nil, false
+	}
+	for {
+		key, err := s.name()
+		if err != nil {
+			return nil, false
+		}
+		start := skipWS(obj, s.pos)
+		s.pos = start
+		if s.value(1) != nil {
+			return nil, false
+		}
+		if textIs(obj[key.start:key.end], key.esc, name) {
+			return obj[start:s.pos], true
+		}
+		i := skipWS(obj, s.pos)
+		if i >= len(obj) || obj[i] != ',' {
+			return nil, false
+		}
+		s.pos = i + 1
+	}
+}
+
+func trimWS(b []byte) []byte {
+	b = b[skipWS(b, 0):]
+	for len(b) > 0 {
+		switch b[len(b)-1] {
+		case ' ', '\t', '\r', '\n':
+			b = b[:len(b)-1]
+			continue
+		}
+		break
+	}
+	return b
+}

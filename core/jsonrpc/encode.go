@@ -132,10 +132,11 @@ func (r *RawJSON) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// api is encoding/json's behaviour (sonic.ConfigStd) less two costs MCP has
-// no use for: HTML escaping, which only matters for JSON embedded in HTML,
-// and sorting map keys.
+// api is encoding/json's behaviour (sonic.ConfigStd) less HTML escaping,
+// which only matters for JSON embedded in HTML. Map keys stay sorted so the
+// wire is deterministic (cacheable results, literal transcripts).
 var api = sonic.Config{
+	SortMapKeys:      true,
 	CompactMarshaler: true,
 	CopyString:       true,
 	ValidateString:   true,

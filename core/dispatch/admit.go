@@ -1,0 +1,142 @@
+package dispatch
+
+import (
+	"encoding/json"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+// requestMeta is the part of params._meta the core itself reads.
+type requestMeta struct {
+	ProtocolVersion    *string              `json:"io.modelcontextprotocol/protocolVersion"`
+	ClientCapabilities json.RawMessage      `json:"io.modelcontextprotocol/clientCapabilities"`
+	ClientInfo         *spec.Implementation `json:"io.modelcontextprotocol/clientInfo"`
+	LogLevel           *spec.LoggingLevel   `json:"io.modelcontextprotocol/logLevel"`
+	ProgressToken      json.RawMessage      `json:"progressToken"`
+}
+
+// admission is the verdict on one request: the dialect it speaks and what
+// its _meta said.
+type admission struct {
+	dialect    protocol.Dialect
+	meta       requestMeta
+	rawMeta    []byte
+	clientCaps *spec.ClientCapabilities
+	clientInfo *spec.Implementation
+	// logLevel is the minimum severity of notifications/message; -1 = none.
+	logLevel int
+}
+
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.KindProtocol, jsonrpc.CodeInvalidParams, format, args...)
+}
+
+func methodNotFound(method string) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.KindProtocol, jsonrpc.CodeMethodNotFound, "method not found: %s", method)
+}
+
+// admit decides the request's dialect and checks it may be served. The
+// returned admission's dialect is set even on error when it is known, so
+// the error can be shaped for the revision.
+func (s *Session) admit(msg jsonrpc.Message) (admission, *jsonrpc.Error) {
+	var a admission
+	raw, _ := jsonrpc.Member(msg.Params, "_meta")
+	if len(raw) > 0 {
+		if raw[0] != '{' {
+			return a, invalidParams("params._meta must be an object")
+		}
+		if err := jsonrpc.Unmarshal(raw, &a.meta); err != nil {
+			return a, invalidParams("params._meta: %v", err)
+		}
+		a.rawMeta = raw
+	}
+	modern := a.meta.ProtocolVersion != nil || (s.fixed != nil && s.fixed.Era() == protocol.Modern)
+	var err *jsonrpc.Error
+	if modern {
+		err = s.admitModern(msg.Method, &a)
+	} else {
+		err = s.admitLegacy(msg.Method, &a)
+	}
+	return a, err
+}
+
+// admitModern applies the 2026-07-28 per-request rules.
+func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
+	if a.meta.ProtocolVersion == nil {
+		return invalidParams("params._meta[%q] is required", spec.MetaProtocolVersion)
+	}
+	requested := *a.meta.ProtocolVersion
+	d, ok := s.rt.registry.Lookup(requested)
+	if !ok || d.Era() != protocol.Modern {
+		return jsonrpc.Errorf(jsonrpc.KindProtocol, jsonrpc.CodeUnsupportedProtocolVersion,
+			"unsupported protocol version %q", requested).
+			WithData(map[string]any{"supported": s.rt.registry.Modern(), "requested": requested})
+	}
+	a.dialect = d
+	if len(a.meta.ClientCapabilities) == 0 || a.meta.ClientCapabilities[0] != '{' {
+		return invalidParams("params._meta[%q] is required and must be an object", spec.MetaClientCapabilities)
+	}
+	var caps spec.ClientCapabilities
+	if err := jsonrpc.Unmarshal(a.meta.ClientCapabilities, &caps); err != nil {
+		return invalidParams("params._meta[%q]: %v", spec.MetaClientCapabilities, err)
+	}
+	a.clientCaps, a.clientInfo = &caps, a.meta.ClientInfo
+	a.logLevel = -1
+	if a.meta.LogLevel != nil {
+		sev, ok := a.meta.LogLevel.Severity()
+		if !ok {
+			return invalidParams("params._meta[%q]: unknown level", spec.MetaLogLevel)
+		}
+		a.logLevel = sev
+	}
+	return s.checkMethod(d, method)
+}
+
+// admitLegacy applies the initialize-era rules: the session's negotiated
+// revision governs every request after initialize.
+func (s *Session) admitLegacy(method string, a *admission) *jsonrpc.Error {
+	st := s.state.Load()
+	switch {
+	case method == "initialize":
+		a.dialect = s.fixedOrNewestLegacy()
+		if a.dialect == nil {
+			return methodNotFound(method)
+		}
+		if st != nil {
+			return jsonrpc.Errorf(jsonrpc.KindProtocol, jsonrpc.CodeInvalidRequest, "session already initialized")
+		}
+		return nil
+	case st == nil && method == "ping":
+		// ping is allowed before initialize.
+		a.dialect, a.logLevel = s.fixedOrNewestLegacy(), -1
+		if a.dialect == nil {
+			return methodNotFound(method)
+		}
+		return nil
+	case st == nil:
+		return invalidParams("session not initialized: send initialize first, or put %q in params._meta", spec.MetaProtocolVersion)
+	}
+	a.dialect, a.logLevel = st.dialect, st.logLevel
+	a.clientCaps, a.clientInfo = &st.clientCaps, &st.clientInfo
+	return s.checkMethod(st.dialect, method)
+}
+
+func (s *Session) fixedOrNewestLegacy() protocol.Dialect {
+	if s.fixed != nil && s.fixed.Era() == protocol.Legacy {
+		return s.fixed
+	}
+	d, _ := s.rt.registry.Negotiate("")
+	return d
+}
+
+// checkMethod refuses methods the revision does not define as client
+// requests and those gated on a capability the server does not offer.
+func (s *Session) checkMethod(d protocol.Dialect, method string) *jsonrpc.Error {
+	m, ok := d.Catalogue().Lookup(method)
+	if !ok || m.Kind != protocol.Request || m.Dir&protocol.ClientToServer == 0 || !s.rt.offers(m.ServerCap) {
+		return methodNotFound(method)
+	}
+	return nil
+}

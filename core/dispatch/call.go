@@ -1,0 +1,223 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/polymcp/polymcp/core/executor"
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/core/router"
+	"github.com/polymcp/polymcp/core/spec"
+	"github.com/polymcp/polymcp/transport"
+)
+
+// Progress limits for one call.
+const (
+	MaxProgressUpdates = 1000
+	MaxProgressMessage = 4096
+)
+
+// call is one request in flight. It is answered exactly once, or not at all
+// when it was cancelled; after that nothing more is sent for it.
+type call struct {
+	s      *Session
+	id     jsonrpc.ID
+	method string
+	params []byte
+	adm    admission
+	reply  transport.Sink
+	req    router.Request
+
+	// onEnd, when set, runs once the call is answered or abandoned.
+	onEnd func()
+
+	mu        sync.Mutex
+	done      bool
+	stop      context.CancelCauseFunc
+	updates   int
+	lastValue float64
+}
+
+func (s *Session) newCall(msg jsonrpc.Message, adm admission, reply transport.Sink) *call {
+	c := &call{s: s, id: msg.ID, method: msg.Method, params: msg.Params, adm: adm, reply: reply}
+	c.req = router.Request{Method: msg.Method, Revision: adm.dialect.Revision(),
+		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c}
+	if len(adm.rawMeta) > 0 {
+		_ = jsonrpc.Unmarshal(adm.rawMeta, &c.req.Meta)
+	}
+	return c
+}
+
+// finish answers the call with res or err, unless it was already answered
+// or abandoned.
+func (c *call) finish(res spec.Result, err error) {
+	if !c.settle() {
+		return
+	}
+	c.s.send(c.reply, c.encode(res, err))
+}
+
+// abandon ends the call without an answer (cancellation, closed session)
+// and cancels the handler's context with cause.
+func (c *call) abandon(cause error) {
+	c.mu.Lock()
+	stop := c.stop
+	c.mu.Unlock()
+	if c.settle() {
+		if b, ok := c.reply.(*batchSink); ok {
+			b.skip()
+		}
+	}
+	if stop != nil {
+		stop(cause)
+	}
+}
+
+// settle marks the call done; it reports false when it already was.
+func (c *call) settle() bool {
+	c.mu.Lock()
+	if c.done {
+		c.mu.Unlock()
+		return false
+	}
+	c.done = true
+	c.mu.Unlock()
+	c.s.forget(c)
+	if c.onEnd != nil {
+		c.onEnd()
+	}
+	return true
+}
+
+func (c *call) encode(res spec.Result, err error) []byte {
+	d := c.adm.dialect
+	if err != nil {
+		return jsonrpc.AppendError(nil, c.id, c.s.rt.wireError(d, err))
+	}
+	d.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &c.s.rt.cfg.Server, Cache: c.s.rt.cachePolicy(c.method)})
+	body, merr := jsonrpc.Marshal(res)
+	if merr != nil {
+		return jsonrpc.AppendError(nil, c.id, execError(ReasonPanic, "cannot encode result: "+merr.Error()))
+	}
+	return jsonrpc.AppendResponse(make([]byte, 0, len(body)+48), c.id, body)
+}
+
+// run executes a method on the executor. The executor's terminal causes
+// become answers: a timeout or a panic is an error for this call only.
+func (c *call) run(ctx context.Context, m method) {
+	ex := c.s.rt.cfg.Executor
+	jobCtx, stop, err := ex.Submit(ctx, func(ctx context.Context) {
+		res, err := m.run(ctx, c)
+		c.finish(res, err)
+	})
+	switch {
+	case errors.Is(err, executor.ErrOverloaded):
+		c.finish(nil, ErrOverloaded())
+		return
+	case err != nil:
+		c.finish(nil, execError(ReasonShutdown, "server is shutting down"))
+		return
+	}
+	c.mu.Lock()
+	c.stop = stop
+	abandoned := c.done
+	c.mu.Unlock()
+	if abandoned {
+		stop(errCancelledByClient)
+		return
+	}
+	context.AfterFunc(jobCtx, func() { c.terminal(jobCtx) })
+}
+
+// terminal answers for a job that ended other than by returning.
+func (c *call) terminal(ctx context.Context) {
+	cause := context.Cause(ctx)
+	var panicErr *executor.PanicError
+	switch {
+	case errors.Is(cause, executor.ErrFinished):
+	case errors.Is(cause, executor.ErrTimeout):
+		c.finish(nil, ErrTimeout(c.s.rt.timeout()))
+	case errors.As(cause, &panicErr):
+		c.s.rt.log.Error("polymcp: handler panicked", "method", c.method, "id", c.id.String(),
+			"panic", fmt.Sprint(panicErr.Value), "stack", string(panicErr.Stack))
+		c.finish(nil, execError(ReasonPanic, "internal error: the handler failed"))
+	default:
+		// Cancelled by the client, the transport or shutdown: the spec says
+		// nothing more is sent for this request.
+		c.abandon(cause)
+	}
+}
+
+// notify sends a request-scoped notification unless the call is over.
+func (c *call) notify(method string, params []byte) error {
+	c.mu.Lock()
+	done := c.done
+	c.mu.Unlock()
+	if done {
+		return errors.New("polymcp: the request is already finished")
+	}
+	sink := c.reply
+	if b, ok := sink.(*batchSink); ok {
+		sink = b.direct
+	}
+	c.s.send(sink, jsonrpc.AppendNotification(nil, method, params))
+	return nil
+}
+
+// Progress implements router.Notifier. Without a progressToken it does
+// nothing: the client did not ask for progress.
+func (c *call) Progress(progress float64, total *float64, message string) error {
+	token := c.adm.meta.ProgressToken
+	if len(token) == 0 {
+		return nil
+	}
+	if len(message) > MaxProgressMessage {
+		return fmt.Errorf("polymcp: progress message is %d bytes, over the %d-byte limit", len(message), MaxProgressMessage)
+	}
+	c.mu.Lock()
+	switch {
+	case c.updates >= MaxProgressUpdates:
+		c.mu.Unlock()
+		return fmt.Errorf("polymcp: more than %d progress updates for one request", MaxProgressUpdates)
+	case c.updates > 0 && progress <= c.lastValue:
+		c.mu.Unlock()
+		return fmt.Errorf("polymcp: progress must increase (got %v after %v)", progress, c.lastValue)
+	}
+	c.updates++
+	c.lastValue = progress
+	c.mu.Unlock()
+	p := append([]byte(`{"progressToken":`), token...)
+	p = append(p, `,"progress":`...)
+	p = strconv.AppendFloat(p, progress, 'g', -1, 64)
+	if total != nil {
+		p = append(p, `,"total":`...)
+		p = strconv.AppendFloat(p, *total, 'g', -1, 64)
+	}
+	if message != "" {
+		p = append(p, `,"message":`...)
+		p = jsonrpc.AppendString(p, message)
+	}
+	return c.notify("notifications/progress", append(p, '}'))
+}
+
+// Log implements router.Notifier: notifications/message at or above the
+// level the client chose (legacy: logging/setLevel; 2026-07-28: the
+// request's _meta logLevel, without which nothing is sent).
+func (c *call) Log(level spec.LoggingLevel, logger string, data any) error {
+	sev, ok := level.Severity()
+	if !ok {
+		return fmt.Errorf("polymcp: unknown log level %q", level)
+	}
+	if c.adm.logLevel < 0 || sev < c.adm.logLevel {
+		return nil
+	}
+	params, err := jsonrpc.Marshal(spec.LoggingMessageParams{Level: level, Logger: logger, Data: data})
+	if err != nil {
+		return err
+	}
+	return c.notify("notifications/message", params)
+}

@@ -1,0 +1,206 @@
+package dispatch
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/core/spec"
+	"github.com/polymcp/polymcp/transport"
+)
+
+// legacyState is what initialize negotiated. It is replaced, never mutated.
+type legacyState struct {
+	dialect    protocol.Dialect
+	clientCaps spec.ClientCapabilities
+	clientInfo spec.Implementation
+	// logLevel is the minimum severity of notifications/message.
+	logLevel int
+}
+
+// Session is one connection. It implements transport.Session.
+type Session struct {
+	rt   *Runtime
+	info transport.Info
+	out  transport.Sink
+	// fixed is the dialect the transport chose for every message, or nil.
+	fixed protocol.Dialect
+
+	state atomic.Pointer[legacyState]
+
+	mu       sync.Mutex
+	inflight map[jsonrpc.ID]*call
+	subs     map[string]struct{}
+
+	// sendMu makes Close a barrier: sends hold it shared, Close exclusively.
+	sendMu sync.RWMutex
+	closed bool
+}
+
+func (rt *Runtime) newSession(info transport.Info, out transport.Sink) *Session {
+	s := &Session{rt: rt, info: info, out: out, inflight: make(map[jsonrpc.ID]*call)}
+	if info.Revision != "" {
+		s.fixed, _ = rt.registry.Lookup(info.Revision)
+	}
+	return s
+}
+
+// Deliver implements transport.Session.
+func (s *Session) Deliver(ctx context.Context, frame []byte, reply transport.Sink) {
+	if s.isClosed() {
+		return
+	}
+	if s.info.Batches && isArray(frame) {
+		s.deliverBatch(ctx, frame, reply)
+		return
+	}
+	msg, err := jsonrpc.Decode(frame, s.rt.cfg.Limits)
+	s.handle(ctx, msg, err, reply)
+}
+
+// handle routes one decoded message (or its decoding error).
+func (s *Session) handle(ctx context.Context, msg jsonrpc.Message, err *jsonrpc.Error, reply transport.Sink) {
+	if err != nil {
+		// Notifications are never answered, not even when malformed.
+		if !msg.ID.IsAbsent() {
+			s.send(reply, jsonrpc.AppendError(nil, msg.ID, err))
+		}
+		return
+	}
+	switch msg.Kind {
+	case jsonrpc.KindRequest:
+		s.request(ctx, msg, reply)
+	case jsonrpc.KindNotification:
+		s.notification(msg)
+	default:
+		// Responses to server-to-client requests: none are outstanding in
+		// this revision set's server role yet, so they are dropped.
+	}
+}
+
+func (s *Session) notification(msg jsonrpc.Message) {
+	switch msg.Method {
+	case "notifications/cancelled":
+		var p spec.CancelledParams
+		if jsonrpc.Unmarshal(msg.Params, &p) != nil || len(p.RequestID) == 0 {
+			return
+		}
+		if id, err := jsonrpc.ParseID(p.RequestID, s.rt.cfg.Limits); err == nil {
+			s.cancel(id)
+		}
+	default:
+		// notifications/initialized needs no action: requests are admitted
+		// once initialize was answered. Unknown notifications are dropped.
+	}
+}
+
+// cancel stops the call with id, if it is still in flight. Unknown or
+// finished ids are ignored, as the spec allows.
+func (s *Session) cancel(id jsonrpc.ID) {
+	s.mu.Lock()
+	c := s.inflight[id]
+	s.mu.Unlock()
+	if c != nil {
+		c.abandon(errCancelledByClient)
+	}
+}
+
+// register records an in-flight call; a duplicate id is refused.
+func (s *Session) register(c *call) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.inflight[c.id]; dup {
+		return false
+	}
+	s.inflight[c.id] = c
+	return true
+}
+
+func (s *Session) forget(c *call) {
+	s.mu.Lock()
+	if s.inflight[c.id] == c {
+		delete(s.inflight, c.id)
+	}
+	s.mu.Unlock()
+}
+
+// Close implements transport.Session.
+func (s *Session) Close() {
+	s.sendMu.Lock()
+	already := s.closed
+	s.closed = true
+	s.sendMu.Unlock()
+	if already {
+		return
+	}
+	s.rt.track(s, false)
+	s.mu.Lock()
+	calls := make([]*call, 0, len(s.inflight))
+	for _, c := range s.inflight {
+		calls = append(calls, c)
+	}
+	s.mu.Unlock()
+	for _, c := range calls {
+		c.abandon(errSessionClosed)
+	}
+}
+
+func (s *Session) isClosed() bool {
+	s.sendMu.RLock()
+	defer s.sendMu.RUnlock()
+	return s.closed
+}
+
+// send writes msg to sink unless the session is closed.
+func (s *Session) send(sink transport.Sink, msg []byte) {
+	s.sendMu.RLock()
+	defer s.sendMu.RUnlock()
+	if s.closed {
+		return
+	}
+	if err := sink.Send(msg); err != nil {
+		s.rt.log.Debug("polymcp: send failed", "transport", s.info.Name, "err", err)
+	}
+}
+
+// sendOut writes a message that belongs to no request.
+func (s *Session) sendOut(msg []byte) {
+	if s.out != nil {
+		s.send(s.out, msg)
+	}
+}
+
+func (s *Session) subscribe(uri string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		if s.subs == nil {
+			s.subs = make(map[string]struct{})
+		}
+		s.subs[uri] = struct{}{}
+	} else {
+		delete(s.subs, uri)
+	}
+}
+
+func (s *Session) subscribed(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.subs[uri]
+	return ok
+}
+
+func isArray(frame []byte) bool {
+	for _, b := range frame {
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '[':
+			return true
+		}
+		return false
+	}
+	return false
+}

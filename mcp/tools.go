@@ -1,0 +1,112 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/router"
+	"github.com/polymcp/polymcp/core/schema"
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+// ToolHandler is an untyped tool handler: raw JSON arguments, already
+// validated against the tool's inputSchema.
+type ToolHandler = router.ToolHandler
+
+// ToolFunc is a typed tool handler. In is decoded from the arguments; Out
+// becomes the result:
+//   - *CallToolResult is sent as is;
+//   - string becomes one text content item;
+//   - anything else becomes structuredContent, with its JSON text as the
+//     content, and its inferred schema as the tool's outputSchema.
+//
+// A returned error becomes a result with isError set and the error's text,
+// so the model can see it; return a *jsonrpc.Error for a protocol error.
+type ToolFunc[In, Out any] func(ctx context.Context, req *Request, in In) (Out, error)
+
+// AddTool registers a typed tool, inferring inputSchema from In (and
+// outputSchema from Out) unless t sets them. It panics on an invalid tool
+// (bad name, schema, or types), like http.HandleFunc on a bad pattern.
+func AddTool[In, Out any](s *Server, t *Tool, h ToolFunc[In, Out]) {
+	tool, err := typedTool[In, Out](t)
+	if err == nil {
+		err = s.AddTool(tool, typedHandler(h))
+	}
+	if err != nil {
+		panic(fmt.Sprintf("mcp: AddTool %q: %v", t.Name, err))
+	}
+}
+
+// AddTool registers an untyped tool; t.InputSchema must be an object schema
+// (nil means no arguments). Replacing a tool keeps its place in the list.
+func (s *Server) AddTool(t Tool, h ToolHandler) error { return s.router.AddTool(t, h) }
+
+// RemoveTools removes tools by name and reports how many existed.
+func (s *Server) RemoveTools(names ...string) int { return s.router.RemoveTools(names...) }
+
+func typedTool[In, Out any](t *Tool) (Tool, error) {
+	tool := *t
+	var err error
+	if tool.InputSchema == nil {
+		if tool.InputSchema, err = schema.ForInput[In](); err != nil {
+			return tool, err
+		}
+	}
+	if tool.OutputSchema == nil && wantsOutputSchema[Out]() {
+		if tool.OutputSchema, err = schema.For[Out](); err != nil {
+			return tool, err
+		}
+	}
+	return tool, nil
+}
+
+// wantsOutputSchema reports whether Out is structured output with an
+// object schema (the only root the legacy revisions allow).
+func wantsOutputSchema[Out any]() bool {
+	t := reflect.TypeFor[Out]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeFor[CallToolResult]() {
+		return false
+	}
+	return t.Kind() == reflect.Struct || (t.Kind() == reflect.Map && t.Key().Kind() == reflect.String)
+}
+
+func typedHandler[In, Out any](h ToolFunc[In, Out]) ToolHandler {
+	return func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
+		var in In
+		if len(args) > 0 {
+			if err := jsonrpc.Unmarshal(args, &in); err != nil {
+				return spec.ErrorResult("invalid arguments: " + err.Error()), nil
+			}
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		return toolResult(out)
+	}
+}
+
+// toolResult converts a typed handler's output to a CallToolResult.
+func toolResult(out any) (*CallToolResult, error) {
+	switch v := out.(type) {
+	case *CallToolResult:
+		return v, nil
+	case CallToolResult:
+		return &v, nil
+	case string:
+		return &CallToolResult{Content: []Content{TextContent(v)}}, nil
+	case nil:
+		return &CallToolResult{Content: []Content{}}, nil
+	}
+	text, err := jsonrpc.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode tool output: %w", err)
+	}
+	return &CallToolResult{Content: []Content{TextContent(string(text))}, StructuredContent: json.RawMessage(text)}, nil
+}

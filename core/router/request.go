@@ -1,0 +1,78 @@
+package router
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+// Request is what every handler gets besides its arguments. The dispatcher
+// fills it; handlers must treat it as read-only.
+type Request struct {
+	Method             string
+	Revision           string    // the revision the request speaks, e.g. "2025-06-18"
+	Meta               spec.Meta // the request's params._meta
+	ClientInfo         *spec.Implementation
+	ClientCapabilities *spec.ClientCapabilities
+	// Notifier sends progress and log notifications for this request. The
+	// dispatcher always sets it; it is nil only in Requests built by hand.
+	Notifier Notifier
+}
+
+// Notifier is implemented by the dispatcher. It enforces the protocol's
+// rules (a progressToken must have been given, progress must increase, the
+// log level chosen by the client), so handlers need not know them.
+type Notifier interface {
+	Progress(progress float64, total *float64, message string) error
+	Log(level spec.LoggingLevel, logger string, data any) error
+}
+
+// Progress reports progress on the request. It does nothing and returns nil
+// when the Request or its Notifier is nil, so handlers can call it
+// unconditionally (in tests, say).
+func (r *Request) Progress(progress float64, total *float64, message string) error {
+	if r == nil || r.Notifier == nil {
+		return nil
+	}
+	return r.Notifier.Progress(progress, total, message)
+}
+
+// Log sends a log message tied to the request. Like Progress it is a no-op
+// without a Notifier.
+func (r *Request) Log(level spec.LoggingLevel, logger string, data any) error {
+	if r == nil || r.Notifier == nil {
+		return nil
+	}
+	return r.Notifier.Log(level, logger, data)
+}
+
+// ToolHandler runs a tool. args is the arguments object, already checked
+// against the tool's inputSchema; it is never empty ("{}" when the client
+// sent none) and must not be modified.
+//
+// A returned error becomes an isError result carrying its message, unless
+// it implements ToolResulter (its result is used) or is a *jsonrpc.Error
+// (sent as a JSON-RPC error instead of a result).
+type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (*spec.CallToolResult, error)
+
+// ResourceHandler reads a resource. uri is the URI requested; vars holds the
+// variables of the matched template (nil for an exact resource). Variables
+// are percent-decoded client input: a handler that maps them onto files or
+// keys must guard against traversal ("..", "/") itself.
+type ResourceHandler func(ctx context.Context, req *Request, uri string, vars map[string]string) (*spec.ReadResourceResult, error)
+
+// PromptHandler renders a prompt. args holds the arguments sent, declared
+// or not; every required argument is present. It may be nil when none
+// were sent.
+type PromptHandler func(ctx context.Context, req *Request, args map[string]string) (*spec.GetPromptResult, error)
+
+// CompleteHandler proposes values for one argument of a prompt or resource
+// template. The Router caps the answer at spec.MaxCompletionValues.
+type CompleteHandler func(ctx context.Context, req *Request, p *spec.CompleteParams) (*spec.Completion, error)
+
+// ToolResulter is implemented by errors that carry the tool result to send
+// in their place. The result is sent with isError set.
+type ToolResulter interface {
+	ToolResult() *spec.CallToolResult
+}

@@ -119,8 +119,16 @@ func (n *fastNode) keyword(k string, v any, d dialect) bool {
 		return ok
 	case "minLength", "maxLength", "minItems", "maxItems":
 		i, ok := nonNegative(v)
-		*map[string]*int{"minLength": &n.minLength, "maxLength": &n.maxLength,
-			"minItems": &n.minItems, "maxItems": &n.maxItems}[k] = i
+		switch k {
+		case "minLength":
+			n.minLength = i
+		case "maxLength":
+			n.maxLength = i
+		case "minItems":
+			n.minItems = i
+		default:
+			n.maxItems = i
+		}
 		return ok
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 		b, ok := exactBound(k, v)

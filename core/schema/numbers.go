@@ -2,6 +2,10 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -77,4 +81,130 @@ func scanNumbers(v any, path *frame, is *issues) bool {
 		return ok
 	}
 	return true
+}
+
+// typeOf gives the JSON type of a decoded value, as the library sees it
+// (integers are numbers here; the integer type is a check on numbers), or 0
+// for a value that is not JSON.
+func typeOf(v any) typeSet {
+	switch v := v.(type) {
+	case nil:
+		return tNull
+	case bool:
+		return tBoolean
+	case string:
+		return tString
+	case map[string]any:
+		return tObject
+	case []any:
+		return tArray
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0
+		}
+		return tNumber
+	case float32:
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return 0
+		}
+		return tNumber
+	case json.Number, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return tNumber
+	}
+	return 0
+}
+
+func simpleIn(v any, set []any) bool {
+	for _, e := range set {
+		switch e := e.(type) {
+		case string:
+			if s, ok := v.(string); ok && s == e {
+				return true
+			}
+		case bool:
+			if b, ok := v.(bool); ok && b == e {
+				return true
+			}
+		case nil:
+			if v == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxExact is the largest magnitude below which every integer is a float64.
+const maxExact = 1 << 53
+
+// smallInt returns v as an int64 when it is an integer a float64 holds exactly.
+func smallInt(v any) (int64, bool) {
+	var i int64
+	switch v := v.(type) {
+	case json.Number:
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		i = n
+	case int:
+		i = int64(v)
+	case int8:
+		i = int64(v)
+	case int16:
+		i = int64(v)
+	case int32:
+		i = int64(v)
+	case int64:
+		i = v
+	case uint8:
+		i = int64(v)
+	case uint16:
+		i = int64(v)
+	case uint32:
+		i = int64(v)
+	default:
+		return 0, false
+	}
+	return i, i > -maxExact && i < maxExact
+}
+
+func isInteger(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return x == math.Trunc(x)
+	}
+	if _, ok := smallInt(v); ok {
+		return true
+	}
+	r, ok := toRat(v)
+	return ok && r.IsInt()
+}
+
+// compareNum compares the number v with b, as the library would.
+func compareNum(v any, b fastBound) int {
+	var x float64
+	if f, ok := v.(float64); ok {
+		x = f
+	} else if i, ok := smallInt(v); ok {
+		x = float64(i)
+	} else {
+		r, ok := toRat(v)
+		if !ok {
+			return 0
+		}
+		return r.Cmp(b.rat)
+	}
+	switch {
+	case x < b.f:
+		return -1
+	case x > b.f:
+		return 1
+	}
+	return 0
+}
+
+// toRat reads a number exactly the way the library does: its %v form.
+func toRat(v any) (*big.Rat, bool) {
+	return new(big.Rat).SetString(fmt.Sprint(v))
 }

@@ -112,6 +112,13 @@ func (c *call) run(ctx context.Context, m method) {
 	ex := c.s.rt.cfg.Executor
 	jobCtx, stop, err := ex.Submit(ctx, func(ctx context.Context) {
 		res, err := m.run(ctx, c)
+		if ctx.Err() != nil {
+			// The deadline or a cancellation won the race with the handler:
+			// the answer is decided by the cause, not by what the handler
+			// returned in reaction to it.
+			c.terminal(ctx)
+			return
+		}
 		c.finish(res, err)
 	})
 	switch {
@@ -158,7 +165,7 @@ func (c *call) notify(method string, params []byte) error {
 	done := c.done
 	c.mu.Unlock()
 	if done {
-		return errors.New("polymcp: the request is already finished")
+		return errFinished
 	}
 	sink := c.reply
 	if b, ok := sink.(*batchSink); ok {
@@ -180,6 +187,9 @@ func (c *call) Progress(progress float64, total *float64, message string) error 
 	}
 	c.mu.Lock()
 	switch {
+	case c.done:
+		c.mu.Unlock()
+		return errFinished
 	case c.updates >= MaxProgressUpdates:
 		c.mu.Unlock()
 		return fmt.Errorf("polymcp: more than %d progress updates for one request", MaxProgressUpdates)

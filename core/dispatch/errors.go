@@ -13,6 +13,8 @@ import (
 var (
 	errCancelledByClient = errors.New("polymcp: request cancelled by the client")
 	errSessionClosed     = errors.New("polymcp: session closed")
+	// errFinished is returned to a handler that notifies after its answer.
+	errFinished = errors.New("polymcp: the request is already finished")
 )
 
 // Reasons carried in data.reason of the executor's errors, so clients can

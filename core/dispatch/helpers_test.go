@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/polymcp/polymcp/core/executor"
+	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/transport"
@@ -134,4 +135,11 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 
 func (s *Session) deliverString(frame string, reply transport.Sink) {
 	s.Deliver(context.Background(), []byte(frame), reply)
+}
+
+func mustDecode(t *testing.T, s string) jsonrpc.Message {
+	t.Helper()
+	m, err := jsonrpc.Decode([]byte(s), jsonrpc.Limits{})
+	require.Nil(t, err)
+	return m
 }

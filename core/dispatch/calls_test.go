@@ -1,0 +1,198 @@
+package dispatch
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/core/executor"
+	"github.com/polymcp/polymcp/core/spec"
+	"github.com/polymcp/polymcp/transport"
+)
+
+func initialized(t *testing.T, f *fixture) (*Session, *inbox) {
+	t.Helper()
+	s, in := f.session(transport.Info{Name: "test"})
+	s.deliverString(initMsg, in)
+	in.next(t)
+	t.Cleanup(s.Close)
+	return s, in
+}
+
+func TestCancelledRequestIsNeverAnswered(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"block"}}`, in)
+	<-f.entered
+	s.deliverString(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user"}}`, in)
+	// Cancelling an unknown id is ignored.
+	s.deliverString(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`, in)
+	in.none(t, 100*time.Millisecond)
+	// The session still answers.
+	s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"result":{}}`, in.next(t))
+}
+
+func TestTimeoutAnswersWithDefinedError(t *testing.T) {
+	f := newFixture(t, executor.Options{Timeout: 50 * time.Millisecond})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"request timed out after 50ms","data":{"reason":"timeout"}}}`, in.next(t))
+	in.none(t, 50*time.Millisecond)
+}
+
+func TestPanicIsAnErrorForThatCallOnly(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panic"}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error: the handler failed","data":{"reason":"panic"}}}`, in.next(t))
+	s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"}}}`, in)
+	assert.Contains(t, in.next(t), `"text":"ok"`)
+}
+
+func TestOverload(t *testing.T) {
+	f := newFixture(t, executor.Options{MaxConcurrency: 1, MaxQueue: -1})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`, in)
+	<-f.entered
+	s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"server overloaded: too many requests in flight; retry later","data":{"reason":"overloaded"}}}`, in.next(t))
+	close(f.release)
+	assert.Contains(t, in.next(t), `"released"`)
+}
+
+func TestDuplicateInFlightID(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block"}}`, in)
+	<-f.entered
+	s.deliverString(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block"}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"request id 7 is already in flight"}}`, in.next(t))
+	close(f.release)
+	assert.Contains(t, in.next(t), `"released"`)
+}
+
+func TestProgressOnlyWithToken(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	close(f.release)
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`, in)
+	assert.Contains(t, in.next(t), `"released"`)
+	s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","_meta":{"progressToken":"tok"}}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1,"message":"started"}}`, in.next(t))
+	assert.Contains(t, in.next(t), `"released"`)
+}
+
+func TestProgressRules(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	d, _ := f.rt.registry.Lookup(spec.Rev20250618)
+	c := s.newCall(mustDecode(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":5}}}`), admission{dialect: d}, in)
+	c.adm.meta.ProgressToken = []byte("5")
+	total := 10.0
+	require.NoError(t, c.Progress(1, &total, ""))
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":1,"total":10}}`, in.next(t))
+	assert.ErrorContains(t, c.Progress(1, nil, ""), "must increase")
+	assert.ErrorContains(t, c.Progress(2, nil, strings.Repeat("x", MaxProgressMessage+1)), "4096-byte limit")
+	for i := 2; i <= MaxProgressUpdates; i++ {
+		require.NoError(t, c.Progress(float64(i), nil, ""))
+		in.next(t)
+	}
+	assert.ErrorContains(t, c.Progress(5000, nil, ""), "more than 1000")
+	c.finish(&spec.EmptyResult{}, nil)
+	in.next(t)
+	assert.ErrorContains(t, c.Progress(6000, nil, ""), "already finished")
+}
+
+func TestLogLevels(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"warning"}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{}}`, in.next(t))
+	s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log"}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","logger":"t","data":"err"}}`, in.next(t))
+	assert.Contains(t, in.next(t), `"id":2`)
+	s.deliverString(`{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"loud"}}`, in)
+	assert.Contains(t, in.next(t), `"code":-32602`)
+
+	// 2026-07-28: nothing without _meta logLevel; with it, from that level.
+	m, in2 := f.session(transport.Info{Name: "test"})
+	defer m.Close()
+	m.deliverString(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"log",`+modernMeta+`}}`, in2)
+	assert.Contains(t, in2.next(t), `"id":4`)
+	m.deliverString(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"log","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"debug"}}}`, in2)
+	assert.Contains(t, in2.next(t), `"data":"dbg"`)
+	assert.Contains(t, in2.next(t), `"data":"err"`)
+	assert.Contains(t, in2.next(t), `"id":5`)
+}
+
+func TestConcurrentCallsAllEnterBeforeAnyReturns(t *testing.T) {
+	const n = 100
+	f := newFixture(t, executor.Options{MaxConcurrency: n})
+	s, in := initialized(t, f)
+	for i := range n {
+		s.deliverString(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"block"}}`, i), in)
+	}
+	for range n {
+		select {
+		case <-f.entered:
+		case <-time.After(5 * time.Second):
+			t.Fatal("not every call entered the handler")
+		}
+	}
+	close(f.release)
+	seen := map[string]bool{}
+	for range n {
+		seen[in.next(t)] = true
+	}
+	assert.Len(t, seen, n)
+}
+
+func TestCloseCancelsInFlightAndSilencesSession(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`, in)
+	<-f.entered
+	s.Close()
+	s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, in)
+	in.none(t, 100*time.Millisecond)
+	s.mu.Lock()
+	assert.Empty(t, s.inflight)
+	s.mu.Unlock()
+}
+
+func TestListChangedAndSubscriptions(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://a"}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{}}`, in.next(t))
+	f.rt.ResourceUpdated("test://a")
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a"}}`, in.next(t))
+	f.rt.ResourceUpdated("test://other")
+	in.none(t, 30*time.Millisecond)
+	f.router.RemoveTools("echo")
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`, in.next(t))
+}
+
+func TestListenStream(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := f.session(transport.Info{Name: "test"})
+	defer s.Close()
+	s.deliverString(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["test://a"]},`+modernMeta+`}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["test://a"]},"_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}}`, in.next(t))
+	f.router.RemoveTools("echo")
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}}`, in.next(t))
+	f.rt.ResourceUpdated("test://a")
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a","_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}}`, in.next(t))
+	f.router.RemovePrompts("p") // not requested
+	in.none(t, 30*time.Millisecond)
+	f.rt.EndListeners()
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":"L","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"L","io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}}}}`, in.next(t))
+	f.rt.mu.Lock()
+	assert.Empty(t, f.rt.listeners)
+	f.rt.mu.Unlock()
+}

@@ -1,0 +1,31 @@
+// Package stdio is MCP's stdio transport: one JSON-RPC message per line on
+// the server's standard input and output.
+//
+// [Serve] runs a session over any reader and writer; [ServeProcess] runs it
+// over the process's own stdin and stdout in a way that is safe inside a host
+// that loads polymcp as a shared library (see its documentation for why it
+// never writes through os.Stdout). [Spawn] is the other side: it starts a
+// server as a subprocess and talks to it line by line.
+//
+// # Input
+//
+// Lines are split by a [LineReader]: '\n' ends a line, a trailing '\r' is
+// dropped, blank lines are skipped and a UTF-8 byte order mark before the
+// first line is ignored. A line longer than MaxLineBytes is answered with an
+// Invalid Request error carrying a null id and thrown away without being
+// buffered; the next line is read as usual.
+//
+// # Output
+//
+// Every message is written as one line made pure ASCII (non-ASCII text
+// becomes \u escapes), by a single writer goroutine that batches whatever
+// messages are queued into one write. Stdout carries nothing else; the
+// transport's own diagnostics go to its slog logger. A write that makes no
+// progress for WriteTimeout ends the transport: a peer that stopped reading
+// must not pin the session's memory and calls forever.
+//
+// # Shutdown
+//
+// End of input or cancellation of the context closes the session (which
+// cancels the calls in flight), writes out what is queued and returns nil.
+package stdio

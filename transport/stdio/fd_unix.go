@@ -1,0 +1,90 @@
+//go:build unix
+
+package stdio
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/polymcp/polymcp/transport"
+)
+
+// ServeProcess serves srv over the process's standard input and output,
+// exactly as ServeFD(ctx, srv, 0, 1, opts).
+//
+// It never writes through os.Stdout. The Go runtime turns EPIPE on a write
+// to descriptor 1 or 2 into a SIGPIPE that kills the process; inside a
+// Python or Node host that loaded polymcp as a shared library, that is the
+// host dying because its client went away. A write to a duplicate of the
+// descriptor, numbered 3 or above, returns EPIPE as an ordinary error.
+func ServeProcess(ctx context.Context, srv transport.Server, opts *Options) error {
+	return ServeFD(ctx, srv, 0, 1, opts)
+}
+
+// ServeFD serves srv over duplicates of the descriptors inFD and outFD, so
+// the caller's descriptors stay open and are never written directly (see
+// ServeProcess). The duplicates are put in non-blocking mode, which lets
+// the runtime poller bound each write by WriteTimeout and interrupt a read
+// on cancellation; a descriptor the poller cannot take, such as a regular
+// file, falls back to blocking writes under a watchdog.
+//
+// O_NONBLOCK belongs to the open file description, which the duplicates
+// share with the originals: while Serve runs, other code reading inFD or
+// writing outFD directly may see EAGAIN (it should not: those streams carry
+// the protocol). The original mode is restored on return.
+func ServeFD(ctx context.Context, srv transport.Server, inFD, outFD int, opts *Options) error {
+	in, err := openDup(inFD, "stdio-in")
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	out, err := openDup(outFD, "stdio-out")
+	if err != nil {
+		return err
+	}
+	defer out.close()
+	return Serve(ctx, srv, in.f, out.f, opts)
+}
+
+// dupFile is a non-blocking duplicate of a descriptor the caller owns.
+type dupFile struct {
+	f           *os.File
+	wasBlocking bool
+}
+
+// openDup duplicates fd. F_DUPFD_CLOEXEC rather than plain dup(2): the copy
+// is numbered 3 or above even when 0-2 are closed (os.File treats 1 and 2
+// as stdout and stderr, SIGPIPE included), and it is not inherited by
+// children a handler spawns, which would otherwise keep the client's pipe
+// open after we exit.
+func openDup(fd int, name string) (*dupFile, error) {
+	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, fmt.Errorf("stdio: dup fd %d: %w", fd, err)
+	}
+	flags, err := unix.FcntlInt(uintptr(nfd), unix.F_GETFL, 0)
+	if err == nil && flags&unix.O_NONBLOCK == 0 {
+		err = unix.SetNonblock(nfd, true)
+	}
+	if err != nil {
+		_ = unix.Close(nfd)
+		return nil, fmt.Errorf("stdio: non-blocking fd %d: %w", fd, err)
+	}
+	// NewFile sees O_NONBLOCK and registers the descriptor with the
+	// poller, which is what makes SetWriteDeadline and SetReadDeadline work.
+	return &dupFile{f: os.NewFile(uintptr(nfd), name), wasBlocking: flags&unix.O_NONBLOCK == 0}, nil
+}
+
+// close restores the shared blocking mode, so a terminal or pipe is left
+// as found for the host and for whoever reads it next, then closes the copy.
+func (d *dupFile) close() {
+	if d.wasBlocking {
+		if rc, err := d.f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
+		}
+	}
+	_ = d.f.Close()
+}

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package stdio
+
+import "os/exec"
+
+func ownGroup(*exec.Cmd) {}
+
+// killGroup kills only the child: there are no process groups here.
+func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }

@@ -1,0 +1,216 @@
+package stdio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+var (
+	// ErrClosed is returned by a send after the transport has shut down.
+	ErrClosed = errors.New("stdio: transport closed")
+	// ErrWriteTimeout means a write made no progress for WriteTimeout: the
+	// peer stopped reading. It is terminal.
+	ErrWriteTimeout = errors.New("stdio: write timed out; the peer stopped reading")
+	// errEmpty refuses a message that would be a blank line.
+	errEmpty = errors.New("stdio: empty message")
+)
+
+// writeChunk is the most one write call is given. A message is always
+// encoded whole into the queue, and only the writer goroutine writes, so
+// lines never interleave however the bytes are cut; cutting lets each
+// chunk have its own deadline, so a peer reading a 50 MB result slowly but
+// steadily is not mistaken for one that stopped.
+const writeChunk = 1 << 20
+
+// deadliner is what a writer needs for the runtime poller to time out a
+// blocked write (an *os.File on a non-blocking pipe, a net.Conn).
+type deadliner interface {
+	SetWriteDeadline(time.Time) error
+}
+
+// writer is the transport's one sink. Senders encode their message straight
+// into pending under mu; the writer goroutine swaps pending with an empty
+// buffer and writes what it took in one call. While a write is under way
+// new messages pile up in pending and go out together in the next call, so
+// under load one syscall carries many messages, and an idle writer sends a
+// lone message at once, with no batching delay.
+type writer struct {
+	out     io.Writer
+	timeout time.Duration
+	dl      deadliner   // nil: writes are timed by watchdog instead
+	watch   *time.Timer // fires fail(ErrWriteTimeout) when a write hangs
+
+	mu      sync.Mutex
+	ready   sync.Cond // pending became non-empty, or closed, or failed
+	room    sync.Cond // pending shrank, or closed, or failed
+	pending []byte
+	spare   []byte
+	closed  bool  // no new messages
+	err     error // terminal write error
+
+	failed   chan struct{} // closed when err is set
+	finished chan struct{} // closed when no more output will be written
+	finish   sync.Once
+}
+
+func newWriter(out io.Writer, timeout time.Duration) *writer {
+	w := &writer{
+		out:      out,
+		timeout:  timeout,
+		failed:   make(chan struct{}),
+		finished: make(chan struct{}),
+	}
+	w.ready.L, w.room.L = &w.mu, &w.mu
+	// A writer that accepts deadlines is timed by the poller, which also
+	// unblocks the write; anything else (io.Pipe, a regular file, a
+	// terminal not in the poller) gets a watchdog that can only give up on
+	// the write, not interrupt it.
+	if d, ok := out.(deadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
+		w.dl = d
+	} else {
+		w.watch = time.AfterFunc(time.Hour, func() { w.fail(ErrWriteTimeout) })
+		w.watch.Stop()
+	}
+	go w.run()
+	return w
+}
+
+// Send queues msg as one line. It blocks while the queue is full, and
+// fails once the writer has failed or been closed. msg is copied.
+func (w *writer) Send(msg []byte) error {
+	if len(msg) == 0 {
+		return errEmpty
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	// A message larger than the whole queue still goes, alone.
+	for w.err == nil && !w.closed && len(w.pending) > 0 && len(w.pending)+len(msg) > queueBytes {
+		w.room.Wait()
+	}
+	switch {
+	case w.err != nil:
+		return w.err
+	case w.closed:
+		return ErrClosed
+	}
+	wake := len(w.pending) == 0 // the writer only waits on an empty queue
+	w.pending = AppendLine(w.pending, msg)
+	if wake {
+		w.ready.Signal()
+	}
+	return nil
+}
+
+// run is the writer goroutine.
+func (w *writer) run() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		for len(w.pending) == 0 && !w.closed && w.err == nil {
+			w.ready.Wait()
+		}
+		if w.err != nil || len(w.pending) == 0 {
+			break // failed, or closed and flushed
+		}
+		batch := w.pending
+		w.pending, w.spare = w.spare[:0], nil
+		w.room.Broadcast()
+		w.mu.Unlock()
+		err := w.write(batch)
+		w.mu.Lock()
+		if cap(batch) <= 4*queueBytes { // let a huge one-off buffer go
+			w.spare = batch[:0]
+		}
+		if err != nil {
+			w.failLocked(err)
+			break
+		}
+	}
+	w.finish.Do(func() { close(w.finished) })
+}
+
+// write writes b in chunks, each bounded by the timeout.
+func (w *writer) write(b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		if err := w.writeTimed(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+func (w *writer) writeTimed(b []byte) error {
+	if w.dl != nil {
+		if err := w.dl.SetWriteDeadline(time.Now().Add(w.timeout)); err != nil {
+			return fmt.Errorf("stdio: setting write deadline: %w", err)
+		}
+		_, err := w.out.Write(b)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("%w (%v)", ErrWriteTimeout, w.timeout)
+		}
+		return wrapWrite(err)
+	}
+	w.watch.Reset(w.timeout)
+	_, err := w.out.Write(b)
+	w.watch.Stop()
+	// If the watchdog fired meanwhile, err is already recorded: the write
+	// took the whole timeout, which is terminal whatever it returned.
+	return wrapWrite(err)
+}
+
+func wrapWrite(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("stdio: write: %w", err)
+}
+
+// fail records a terminal error and wakes everyone.
+func (w *writer) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failLocked(err)
+}
+
+func (w *writer) failLocked(err error) {
+	if w.err != nil {
+		return
+	}
+	w.err = err
+	w.pending = nil
+	close(w.failed)
+	w.ready.Broadcast()
+	w.room.Broadcast()
+	// A write stuck past the watchdog may never return: stop waiting for it.
+	w.finish.Do(func() { close(w.finished) })
+}
+
+// close stops accepting messages; the writer goroutine writes out what is
+// queued and then stops.
+func (w *writer) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	w.ready.Broadcast()
+	w.room.Broadcast()
+}
+
+// result returns the terminal write error, if any.
+func (w *writer) result() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// release undoes the deadline set on a caller's writer.
+func (w *writer) release() {
+	if w.dl != nil {
+		_ = w.dl.SetWriteDeadline(time.Time{})
+	}
+}

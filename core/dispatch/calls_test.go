@@ -196,3 +196,22 @@ func TestListenStream(t *testing.T) {
 	assert.Empty(t, f.rt.listeners)
 	f.rt.mu.Unlock()
 }
+
+func TestSessionEndListenersEndsOnlyItsOwn(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	listen := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
+	a, inA := f.session(transport.Info{Name: "test"})
+	b, inB := f.session(transport.Info{Name: "test"})
+	defer a.Close()
+	defer b.Close()
+	a.deliverString(listen, inA)
+	b.deliverString(listen, inB)
+	inA.next(t)
+	inB.next(t)
+	a.EndListeners()
+	assert.Contains(t, inA.next(t), `"id":"L","result":{"resultType":"complete"`)
+	inB.none(t, 30*time.Millisecond)
+	f.rt.mu.Lock()
+	assert.Len(t, f.rt.listeners, 1)
+	f.rt.mu.Unlock()
+}

@@ -122,11 +122,22 @@ func (rt *Runtime) broadcast(method, uri string) {
 
 // EndListeners ends every open subscription gracefully with its result, as
 // a server shutting down should.
-func (rt *Runtime) EndListeners() {
+func (rt *Runtime) EndListeners() { rt.endListeners(nil) }
+
+// EndListeners ends this session's open subscriptions gracefully with their
+// result, as a transport shutting down should while other transports of the
+// same server go on.
+func (s *Session) EndListeners() { s.rt.endListeners(s) }
+
+// endListeners finishes the listeners of session s, or of every session
+// when s is nil.
+func (rt *Runtime) endListeners(s *Session) {
 	rt.mu.Lock()
 	ls := make([]*listener, 0, len(rt.listeners))
 	for l := range rt.listeners {
-		ls = append(ls, l)
+		if s == nil || l.c.s == s {
+			ls = append(ls, l)
+		}
 	}
 	rt.mu.Unlock()
 	for _, l := range ls {

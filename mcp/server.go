@@ -19,6 +19,7 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/polymcp/polymcp/core/dispatch"
@@ -138,3 +139,9 @@ func (s *Server) Close() {
 
 // Wait blocks until no handler runs, or ctx is done.
 func (s *Server) Wait(ctx context.Context) error { return s.exec.Wait(ctx) }
+
+// Version is polymcp's release.
+const Version = "0.1.0"
+
+// Revisions returns every protocol revision polymcp speaks, oldest first.
+func Revisions() []string { return slices.Clone(spec.Revisions) }

@@ -1,0 +1,52 @@
+# polymcp — one MCP implementation, written once in Go, for every language.
+# `make help` lists the targets. Every target works on a fresh clone; tools
+# that are missing (Go modules, the conformance runner) are fetched on use.
+
+GO        ?= go
+BUILD     := build
+BIN       := $(BUILD)/polymcp
+GOFLAGS   ?=
+FUZZTIME  ?= 5s
+# Packages whose tests run with the race detector: the concurrent core.
+RACE_PKGS := ./core/... ./transport/... ./mcp/...
+
+.DEFAULT_GOAL := help
+.PHONY: help build test test-go test-race test-fuzz bench demo clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: $(BIN) ## build build/polymcp
+
+$(BIN): FORCE
+	$(GO) build $(GOFLAGS) -trimpath -o $@ ./cmd/polymcp
+
+FORCE:
+
+demo: build ## the main job: serve the everything example and call it with the client
+	$(BIN) demo
+
+test: test-go test-race test-fuzz ## run every test (Go, race, fuzz seeds)
+
+test-go: build ## go vet and go test for the whole module
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+test-race: ## the core and transports under the race detector
+	$(GO) test -race -count=1 $(RACE_PKGS)
+
+test-fuzz: ## run each fuzz target briefly (FUZZTIME, default 5s)
+	@set -e; for target in \
+		./core/jsonrpc:FuzzDecode \
+		./core/jsonrpc:FuzzAppendASCII \
+		./transport/stdio:FuzzFrame; do \
+		pkg=$${target%%:*}; fn=$${target##*:}; \
+		echo "fuzz $$pkg $$fn"; \
+		$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	done
+
+bench: build ## benchmarks against the peer SDKs; reports go to bench/results/
+	cd bench && $(GO) run ./cmd/mcpbench suite -polymcp "../$(BIN) everything"
+
+clean: ## remove build outputs
+	rm -rf $(BUILD) bench/bin

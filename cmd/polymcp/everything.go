@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+
+	"github.com/polymcp/polymcp/examples/everything"
+	"github.com/polymcp/polymcp/mcp"
+	"github.com/polymcp/polymcp/transport/stdio"
+)
+
+func mcpVersion() string     { return mcp.Version }
+func mcpRevisions() []string { return mcp.Revisions() }
+
+// serveEverything serves the everything example until stdin closes or ctx
+// ends (a signal). Only protocol messages go to stdout; logs go to stderr.
+func serveEverything(ctx context.Context, args []string, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return usageError(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument " + fs.Arg(0))
+	}
+	srv := everything.New(&mcp.ServerOptions{Logger: logger})
+	defer srv.Close()
+	return srv.ServeStdio(ctx, &stdio.Options{Logger: logger})
+}

@@ -80,7 +80,7 @@ func typedHandler[In, Out any](h ToolFunc[In, Out]) ToolHandler {
 	return func(ctx context.Context, req *Request, args json.RawMessage) (*CallToolResult, error) {
 		var in In
 		if len(args) > 0 {
-			if err := jsonrpc.Unmarshal(args, &in); err != nil {
+			if err := jsonrpc.UnmarshalDecoded(args, &in); err != nil {
 				return spec.ErrorResult("invalid arguments: " + err.Error()), nil
 			}
 		}

@@ -47,7 +47,7 @@ func (s *Session) admit(msg jsonrpc.Message) (admission, *jsonrpc.Error) {
 		if raw[0] != '{' {
 			return a, invalidParams("params._meta must be an object")
 		}
-		if err := jsonrpc.Unmarshal(raw, &a.meta); err != nil {
+		if err := jsonrpc.UnmarshalDecoded(raw, &a.meta); err != nil {
 			return a, invalidParams("params._meta: %v", err)
 		}
 		a.rawMeta = raw
@@ -79,7 +79,7 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 		return invalidParams("params._meta[%q] is required and must be an object", spec.MetaClientCapabilities)
 	}
 	var caps spec.ClientCapabilities
-	if err := jsonrpc.Unmarshal(a.meta.ClientCapabilities, &caps); err != nil {
+	if err := jsonrpc.UnmarshalDecoded(a.meta.ClientCapabilities, &caps); err != nil {
 		return invalidParams("params._meta[%q]: %v", spec.MetaClientCapabilities, err)
 	}
 	a.clientCaps, a.clientInfo = &caps, a.meta.ClientInfo

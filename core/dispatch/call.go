@@ -47,7 +47,7 @@ func (s *Session) newCall(msg jsonrpc.Message, adm admission, reply transport.Si
 	c.req = router.Request{Method: msg.Method, Revision: adm.dialect.Revision(),
 		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c}
 	if len(adm.rawMeta) > 0 {
-		_ = jsonrpc.Unmarshal(adm.rawMeta, &c.req.Meta)
+		_ = jsonrpc.UnmarshalDecoded(adm.rawMeta, &c.req.Meta)
 	}
 	return c
 }

@@ -144,4 +144,3 @@ func (rt *Runtime) endListeners(s *Session) {
 		l.c.finish(&spec.EmptyResult{ResultBase: spec.ResultBase{Meta: l.meta()}}, nil)
 	}
 }
-

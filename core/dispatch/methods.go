@@ -34,7 +34,7 @@ func decodeParams(c *call, v any) error {
 	if len(c.params) == 0 {
 		return nil
 	}
-	if err := jsonrpc.Unmarshal(c.params, v); err != nil {
+	if err := jsonrpc.UnmarshalDecoded(c.params, v); err != nil {
 		return invalidParams("invalid params for %s: %v", c.method, err)
 	}
 	return nil

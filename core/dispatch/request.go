@@ -68,4 +68,3 @@ func (rt *Runtime) cachePolicy(method string) protocol.CachePolicy {
 func (rt *Runtime) timeout() time.Duration {
 	return rt.cfg.Executor.Options().Timeout
 }
-

@@ -84,7 +84,7 @@ func (s *Session) notification(msg jsonrpc.Message) {
 	switch msg.Method {
 	case "notifications/cancelled":
 		var p spec.CancelledParams
-		if jsonrpc.Unmarshal(msg.Params, &p) != nil || len(p.RequestID) == 0 {
+		if jsonrpc.UnmarshalDecoded(msg.Params, &p) != nil || len(p.RequestID) == 0 {
 			return
 		}
 		if id, err := jsonrpc.ParseID(p.RequestID, s.rt.cfg.Limits); err == nil {

@@ -91,7 +91,17 @@ type Executor struct {
 	active jobList       // running jobs, for Close
 	queue  jobList       // waiting jobs, FIFO
 	idle   chan struct{} // closed when the executor becomes idle; lazily made by Wait
+
+	// handoff passes a job to a parked worker. Reusing goroutines keeps
+	// their grown stacks: a fresh goroutine per job paid a stack copy on
+	// every call (JSON codecs need deep stacks), a tenth of a small call.
+	handoff chan *job
+	done    chan struct{} // closed by Close: parked workers exit
 }
+
+// workerIdle is how long a worker with nothing to do waits for a job
+// before its goroutine exits.
+const workerIdle = time.Second
 
 // New returns an executor configured by opts, after applying defaults.
 func New(opts Options) (*Executor, error) {
@@ -114,6 +124,8 @@ func New(opts Options) (*Executor, error) {
 		maxConcurrency: opts.MaxConcurrency,
 		maxQueue:       opts.MaxQueue,
 		timeout:        opts.Timeout,
+		handoff:        make(chan *job),
+		done:           make(chan struct{}),
 	}, nil
 }
 
@@ -194,7 +206,11 @@ func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) 
 		j.state.Store(stateRunning)
 		e.active.pushBack(j)
 		e.mu.Unlock()
-		go e.run(j)
+		select {
+		case e.handoff <- j:
+		default:
+			go e.run(j)
+		}
 		// A running job needs no queue bookkeeping on cancel: hand out the
 		// context's own cancel function and save the j.cancel closure.
 		return j.ctx, j.stop, nil
@@ -239,18 +255,37 @@ func (e *Executor) dropQueued(j *job, cause error) bool {
 // run executes j, then keeps taking queued jobs on the same goroutine until
 // the queue is empty.
 func (e *Executor) run(j *job) {
+	var idle *time.Timer
 	for j != nil {
 		if !e.execute(j) {
 			return // runtime.Goexit: execute already handed the slot on
 		}
-		j = e.next(j)
+		if j = e.next(j); j == nil {
+			j, idle = e.park(idle)
+		}
 	}
 }
 
-// execute calls j.fn, recovering a panic, and ends j's context with the
-// matching terminal cause. It reports false if fn called runtime.Goexit, in
-// which case this goroutine is dying and execute has itself released j's
-// slot (starting the next queued job on a new goroutine).
+// park waits for a job handed off by Submit; nil when none came within
+// workerIdle or the executor closed. idle is the worker's timer, made on
+// first use and reused.
+func (e *Executor) park(idle *time.Timer) (*job, *time.Timer) {
+	if idle == nil {
+		idle = time.NewTimer(workerIdle)
+	} else {
+		idle.Reset(workerIdle)
+	}
+	select {
+	case j := <-e.handoff:
+		idle.Stop()
+		return j, idle
+	case <-idle.C:
+	case <-e.done:
+		idle.Stop()
+	}
+	return nil, idle
+}
+
 func (e *Executor) execute(j *job) (ok bool) {
 	returned := false
 	defer func() {
@@ -327,6 +362,7 @@ func (e *Executor) Close() {
 		return
 	}
 	e.closed = true
+	close(e.done)
 	dropped := e.queue
 	e.queue = jobList{}
 	for j := dropped.head; j != nil; j = j.next {

@@ -688,3 +688,39 @@ func BenchmarkSubmit(b *testing.B) {
 		})
 	}
 }
+
+// A worker that finished parks and runs the next job that arrives instead
+// of a fresh goroutine starting; idle workers leave on Close.
+func TestWorkersAreReused(t *testing.T) {
+	base := runtime.NumGoroutine()
+	e, err := New(Options{MaxConcurrency: 4})
+	require.NoError(t, err)
+	ids := make(chan int64, 2)
+	workerID := func(context.Context) {
+		var buf [64]byte
+		n := runtime.Stack(buf[:], false) // "goroutine 123 [running]:..."
+		var id int64
+		for _, c := range buf[len("goroutine "):n] {
+			if c < '0' || c > '9' {
+				break
+			}
+			id = id*10 + int64(c-'0')
+		}
+		ids <- id
+	}
+	submit(t, e, workerID)
+	first := <-ids
+	// Wait until the worker has parked, then hand it the next job.
+	deadline := time.Now().Add(waitTimeout)
+	for e.Stats().Running > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(10 * time.Millisecond)
+	submit(t, e, workerID)
+	assert.Equal(t, first, <-ids, "the parked worker ran the second job")
+	e.Close()
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), base, "parked workers left on Close")
+}

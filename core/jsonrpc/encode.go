@@ -149,3 +149,16 @@ func Marshal(v any) ([]byte, error) { return api.Marshal(v) }
 // Unmarshal decodes data into v with encoding/json semantics (numbers in an
 // interface value become float64).
 func Unmarshal(data []byte, v any) error { return api.Unmarshal(data, v) }
+
+// decoded is api without the UTF-8 check, for bytes Decode already checked.
+var decoded = sonic.Config{
+	SortMapKeys:      true,
+	CompactMarshaler: true,
+	CopyString:       true,
+}.Froze()
+
+// UnmarshalDecoded is Unmarshal for part of a message that Decode accepted
+// (its params, _meta or arguments). Decode has checked every string's UTF-8,
+// so it is not checked again: that second pass was a tenth of a small
+// call's CPU time. Bytes from anywhere else must go through Unmarshal.
+func UnmarshalDecoded(data []byte, v any) error { return decoded.Unmarshal(data, v) }

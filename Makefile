@@ -28,7 +28,9 @@ demo: build ## the main job: serve the everything example and call it with the c
 
 test: test-go test-race test-fuzz ## run every test (Go, race, fuzz seeds)
 
-test-go: build ## go vet and go test for the whole module
+test-go: build ## gofmt, go vet and go test for the whole module
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^bench/'))"; \
+		if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 

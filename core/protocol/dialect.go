@@ -70,6 +70,7 @@ func (d *legacy) Batches() bool         { return d.rev == spec.Rev20250326 }
 func (d *legacy) Shape(r spec.Result, s Shaping) {
 	b := r.Base()
 	b.ResultType, b.TTLMs, b.CacheScope = "", nil, ""
+	downgradeContent(d.rev, r)
 }
 
 func (d *legacy) ResourceNotFound(uri string) *jsonrpc.Error {

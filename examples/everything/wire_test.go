@@ -1,0 +1,94 @@
+package everything_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/examples/everything"
+	"github.com/polymcp/polymcp/internal/wire"
+	"github.com/polymcp/polymcp/transport/stdio"
+)
+
+// TestWire replays every transcript under testdata/wire/<revision>/ over
+// the in-process transport and over stdio against the real binary: both
+// must give exactly the transcript's answers, and every message either
+// sends must validate against the revision's official schema.
+func TestWire(t *testing.T) {
+	transcripts, err := wire.LoadDir("testdata/wire")
+	require.NoError(t, err)
+	require.NotEmpty(t, transcripts)
+	schemas := loadSchemas(t)
+	for _, tr := range transcripts {
+		t.Run(tr.Revision+"/"+tr.Name, func(t *testing.T) {
+			t.Parallel()
+			t.Run("memory", func(t *testing.T) {
+				srv := everything.New(nil)
+				defer srv.Close()
+				c := srv.Connect()
+				defer c.Close()
+				require.NoError(t, wire.Play(context.Background(), c, tr, validator(t, schemas, tr)))
+			})
+			t.Run("stdio", func(t *testing.T) {
+				p := spawn(t)
+				err := wire.Play(context.Background(), wire.Process(p), tr, validator(t, schemas, tr))
+				require.NoError(t, err, "stderr:\n%s", p.Stderr())
+				assert.Equal(t, 0, stop(t, p), "exit status; stderr:\n%s", p.Stderr())
+			})
+		})
+	}
+}
+
+// loadSchemas returns the official schemas, or nil (after a skipped
+// "schema" subtest saying why) when the folder is not beside the repository.
+func loadSchemas(t *testing.T) *wire.Schemas {
+	dir, err := wire.FindSchemaDir()
+	if errors.Is(err, wire.ErrNoSchemas) {
+		t.Run("schema", func(t *testing.T) {
+			t.Skipf("%v: answers are checked, schema validation is skipped", err)
+		})
+		return nil
+	}
+	require.NoError(t, err)
+	return wire.LoadSchemas(dir)
+}
+
+func validator(t *testing.T, s *wire.Schemas, tr *wire.Transcript) *wire.Validator {
+	if s == nil {
+		return nil
+	}
+	v, err := s.Validator(tr.Revision)
+	require.NoError(t, err)
+	return v
+}
+
+// spawn starts "polymcp everything"; the process is killed at the end of
+// the test if it is still running.
+func spawn(t *testing.T) *stdio.Process {
+	t.Helper()
+	p, err := stdio.Spawn(context.Background(), polymcpBin, "everything")
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// stopTimeout bounds a clean exit after stdin closes (a failure bound).
+const stopTimeout = 20 * time.Second
+
+// stop closes the server's stdin and returns its exit status.
+func stop(t *testing.T, p *stdio.Process) int {
+	t.Helper()
+	require.NoError(t, p.CloseStdin())
+	select {
+	case <-p.Exited():
+	case <-time.After(stopTimeout):
+		t.Fatalf("the server did not exit within %s of stdin closing", stopTimeout)
+	}
+	code, err := p.Wait()
+	require.NoError(t, err)
+	return code
+}

@@ -1,0 +1,108 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+)
+
+// Placeholders an expected message may use for a value that legitimately
+// varies between runs (an opaque cursor, a time). The member must still be
+// present.
+const (
+	Any    = "<any>"
+	String = "<string>"
+	Number = "<number>"
+)
+
+// match reports whether got equals want, honouring placeholders in want.
+// On a mismatch it returns the JSON path of the first difference.
+func match(want, got any) (bool, string) {
+	return matchAt("$", want, got)
+}
+
+func matchAt(path string, want, got any) (bool, string) {
+	switch w := want.(type) {
+	case string:
+		switch w {
+		case Any:
+			return true, ""
+		case String:
+			_, ok := got.(string)
+			return ok, path
+		case Number:
+			_, ok := got.(json.Number)
+			return ok, path
+		}
+		g, ok := got.(string)
+		return ok && g == w, path
+	case json.Number:
+		g, ok := got.(json.Number)
+		return ok && sameNumber(w, g), path
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false, path
+		}
+		return matchObject(path, w, g)
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false, path
+		}
+		for i := range w {
+			if ok, at := matchAt(fmt.Sprintf("%s[%d]", path, i), w[i], g[i]); !ok {
+				return false, at
+			}
+		}
+		return true, ""
+	default: // bool, nil
+		return want == got, path
+	}
+}
+
+func matchObject(path string, w, g map[string]any) (bool, string) {
+	keys := make([]string, 0, len(w)+len(g))
+	for k := range w {
+		keys = append(keys, k)
+	}
+	for k := range g {
+		if _, ok := w[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		wv, inW := w[k]
+		gv, inG := g[k]
+		at := path + "." + k
+		if !inW || !inG {
+			return false, at
+		}
+		if ok, diff := matchAt(at, wv, gv); !ok {
+			return false, diff
+		}
+	}
+	return true, ""
+}
+
+// sameNumber compares two JSON numbers by value (1 and 1.0 are equal).
+func sameNumber(a, b json.Number) bool {
+	if a == b {
+		return true
+	}
+	x, ok1 := new(big.Rat).SetString(string(a))
+	y, ok2 := new(big.Rat).SetString(string(b))
+	return ok1 && ok2 && x.Cmp(y) == 0
+}
+
+// compact renders a decoded value for messages.
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,84 @@
+// One call from the core, answered: the params of tools/call,
+// resources/read, prompts/get or completion/complete go to the entry's
+// handler, and what it returns or throws becomes the result or error.
+
+import type { RequestExtra } from "./context";
+import { ErrorCode, McpError, errorMessage } from "./errors";
+import { CallKind } from "./native";
+import type { CompleteCallback, Entry } from "./registry";
+import { toCallToolResult, toCompletion, toGetPromptResult, toReadResourceResult, toolErrorResult } from "./results";
+
+type Params = { [key: string]: unknown };
+
+/** A JSON-RPC error, or a result that reports the failure (tools' isError). */
+export type Failure = { code: number; message: string } | { result: unknown };
+
+export async function answerFor(kind: number, entry: Entry | undefined, params: Params, extra: RequestExtra): Promise<unknown> {
+  switch (kind) {
+    case CallKind.Tool:
+      return callTool(need(entry, "tool", params.name), params, extra);
+    case CallKind.Resource:
+      return readResource(need(entry, "resource", params.uri), params, extra);
+    case CallKind.Prompt:
+      return getPrompt(need(entry, "prompt", params.name), params, extra);
+    case CallKind.Complete:
+      return complete(entry, params);
+    default:
+      throw new McpError(ErrorCode.InternalError, `polymcp: unknown call kind ${kind}`);
+  }
+}
+
+/** How a thrown error is answered: tools report it in the result, the rest as JSON-RPC errors. */
+export function failureFor(kind: number, err: unknown): Failure {
+  if (err instanceof McpError) {
+    return { code: err.code, message: err.message };
+  }
+  if (kind === CallKind.Tool) {
+    return { result: toolErrorResult(err) };
+  }
+  return { code: ErrorCode.InternalError, message: errorMessage(err) };
+}
+
+// An entry removed while its call was on the way is answered like an unknown name.
+function need<K extends Entry["kind"]>(entry: Entry | undefined, kind: K, name: unknown): Extract<Entry, { kind: K }> {
+  if (entry?.kind !== kind) {
+    throw new McpError(ErrorCode.InvalidParams, `unknown ${kind} ${JSON.stringify(name)}`);
+  }
+  return entry as Extract<Entry, { kind: K }>;
+}
+
+async function callTool(entry: Extract<Entry, { kind: "tool" }>, params: Params, extra: RequestExtra): Promise<unknown> {
+  const raw = params.arguments ?? {};
+  const args = entry.input.parse ? await entry.input.parse(raw) : raw;
+  return toCallToolResult(await entry.handler(args as never, extra));
+}
+
+async function readResource(entry: Extract<Entry, { kind: "resource" }>, params: Params, extra: RequestExtra): Promise<unknown> {
+  const uri = String(params.uri);
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `not a URI: ${JSON.stringify(uri)}`);
+  }
+  const vars = (params.variables ?? {}) as { [name: string]: string };
+  return toReadResourceResult(await entry.handler(url, vars, extra), uri, entry.mimeType);
+}
+
+async function getPrompt(entry: Extract<Entry, { kind: "prompt" }>, params: Params, extra: RequestExtra): Promise<unknown> {
+  const raw = params.arguments ?? {};
+  const args = entry.args?.parse ? await entry.args.parse(raw) : raw;
+  return toGetPromptResult(await entry.handler(args as never, extra));
+}
+
+async function complete(entry: Entry | undefined, params: Params): Promise<unknown> {
+  const argument = (params.argument ?? {}) as { name?: string; value?: string };
+  const context = (params.context ?? {}) as { arguments?: { [name: string]: string } };
+  const completer: CompleteCallback | undefined =
+    entry && entry.kind !== "tool" && argument.name !== undefined ? entry.complete[argument.name] : undefined;
+  if (!completer) {
+    return { completion: { values: [] } };
+  }
+  const value = typeof argument.value === "string" ? argument.value : "";
+  return { completion: toCompletion(await completer(value, { arguments: context.arguments ?? {} })) };
+}

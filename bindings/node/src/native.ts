@@ -1,0 +1,132 @@
+// The native layer: the N-API addon (native/polymcp_node.c) over the C ABI
+// of libpolymcp. The addon is a thin, synchronous mirror of polymcp.h; Go's
+// callbacks reach JS through one threadsafe function per server as events.
+// This file only types the addon and finds it on disk.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+import { NativeError } from "./errors";
+
+/** Event types the addon delivers, in the order of polymcp_server_callbacks. */
+export const EventType = {
+  Call: 1,
+  Cancel: 2,
+  Log: 3,
+  Closed: 4,
+  /** An HTTP exchange's status (kind) and headers (payload, JSON pairs). */
+  HttpHead: 5,
+  /** A chunk of an HTTP exchange's body (payload is a Buffer). */
+  HttpBody: 6,
+  /** The end of an HTTP exchange. */
+  HttpEnd: 7,
+} as const;
+export type EventType = (typeof EventType)[keyof typeof EventType];
+
+/** What a Call event asks for (the kind argument of on_call). */
+export const CallKind = {
+  Tool: 1,
+  Resource: 2,
+  Prompt: 3,
+  Complete: 4,
+} as const;
+export type CallKind = (typeof CallKind)[keyof typeof CallKind];
+
+/**
+ * Called on the JS thread for each callback Go made. call is the call
+ * handle or HTTP exchange (0n for events without one); payload is the
+ * callback's JSON or text, or a Buffer for HTTP body chunks.
+ */
+export type EventCallback = (type: EventType, call: bigint, kind: number, tag: number, payload: string | Buffer | undefined) => void;
+
+/** The addon's exports. Management functions throw NativeError; call_* functions return a status. */
+export interface NativeBinding {
+  /** Loads libpolymcp from path; returns its (MAJOR<<16)|MINOR. */
+  load(path: string): number;
+  version(): string;
+  serverNew(optionsJson: string, onEvent: EventCallback): bigint;
+  serverAddTool(server: bigint, json: string, tag: number): void;
+  serverAddResource(server: bigint, json: string, tag: number): void;
+  serverAddPrompt(server: bigint, json: string, tag: number): void;
+  serverRemove(server: bigint, tag: number): void;
+  serverNotify(server: bigint, method: string, paramsJson: string): void;
+  serveStdio(server: bigint): void;
+  /** Returns the bound URL. */
+  serveHttp(server: bigint, optionsJson: string): string;
+  /** Hands one HTTP request to the core; its answer arrives as Http* events under the returned exchange. */
+  serverHttp(server: bigint, method: string, url: string, headersJson: string, body: Buffer): bigint;
+  /** The client went away: the core stops the exchange's stream (no more events but HttpEnd). */
+  httpCancel(exchange: bigint): void;
+  serverClose(server: bigint): void;
+  serverFree(server: bigint): void;
+  callComplete(call: bigint, resultJson: string): number;
+  callFail(call: bigint, code: number, message: string): number;
+  callProgress(call: bigint, progressJson: string): number;
+  /** The call's _meta, revision and principal as JSON, or undefined once the call is gone. */
+  callInfo(call: bigint): string | undefined;
+}
+
+/** polymcp status codes (polymcp.h). */
+export const Status = {
+  OK: 0,
+  Invalid: -1,
+  BadHandle: -2,
+  UnknownCall: -3,
+  Closed: -4,
+  Forked: -5,
+  Timeout: -6,
+  IO: -7,
+  Internal: -99,
+} as const;
+
+/** The ABI this binding was written against: it refuses another major or an older minor. */
+export const ABI_MAJOR = 1;
+export const ABI_MINOR = 0;
+
+/** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
+export function prebuildDir(root = join(__dirname, "..")): string {
+  return join(root, "prebuilds", `${process.platform}-${process.arch}`);
+}
+
+let loaded: NativeBinding | undefined;
+
+/**
+ * Replaces the binding servers use; for tests of the JS layer only. It
+ * returns the previous one (undefined when none was loaded yet).
+ */
+export function setNativeForTesting(binding: NativeBinding | undefined): NativeBinding | undefined {
+  const previous = loaded;
+  loaded = binding;
+  return previous;
+}
+
+/** Loads the addon and the library once per process. */
+export function native(): NativeBinding {
+  if (loaded) {
+    return loaded;
+  }
+  const dir = prebuildDir();
+  const addon = join(dir, "polymcp.node");
+  const lib = join(dir, "libpolymcp.so.1");
+  if (!existsSync(addon) || !existsSync(lib)) {
+    throw new NativeError(
+      -1,
+      `polymcp: no native build for ${process.platform}-${process.arch} in ${dir}; build it with make in bindings/node`,
+    );
+  }
+  const binding = require(addon) as NativeBinding;
+  checkAbi(binding.load(lib));
+  loaded = binding;
+  return binding;
+}
+
+export function checkAbi(version: number): void {
+  const major = version >>> 16;
+  const minor = version & 0xffff;
+  if (major !== ABI_MAJOR || minor < ABI_MINOR) {
+    throw new NativeError(
+      Status.Invalid,
+      `polymcp: libpolymcp ABI ${major}.${minor} does not match this binding (needs ${ABI_MAJOR}.>=${ABI_MINOR})`,
+    );
+  }
+}

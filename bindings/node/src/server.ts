@@ -1,0 +1,310 @@
+// McpServer: the TypeScript SDK's server API over the polymcp core. The
+// core (Go, in libpolymcp) does framing, protocol revisions, validation
+// and transports; this class keeps the catalogue's handlers and answers the
+// calls the core hands over, each exactly once.
+
+import { type CallPort, requestExtra } from "./context";
+import { NativeError } from "./errors";
+import { type HttpHandler, ResponseTable, createHttpHandler } from "./http";
+import { EventType, type NativeBinding, native } from "./native";
+import {
+  type Entry,
+  type PromptConfig,
+  type PromptHandler,
+  type ReadResourceCallback,
+  type ReadResourceTemplateCallback,
+  type ResourceMetadata,
+  ResourceTemplate,
+  type ToolConfig,
+  type ToolHandler,
+  promptEntry,
+  resourceEntry,
+  toolEntry,
+} from "./registry";
+import { answerFor, failureFor } from "./answer";
+import type { SchemaInput } from "./schema";
+import type { Implementation, Meta } from "./types";
+
+export interface ServerOptions {
+  /** Tell the client how to use the server (initialize and server/discover). */
+  instructions?: string;
+  /** Handlers running at once (core default 32). */
+  maxConcurrency?: number;
+  /** Requests waiting for a slot (core default 256); past it the core answers "overloaded". */
+  maxQueue?: number;
+  /** Each request's deadline in ms (core default 30000; negative: none); past it the signal aborts. */
+  requestTimeoutMs?: number;
+  /** Items per list page (core default 100). */
+  pageSize?: number;
+  /** Protocol revisions served; empty or absent serves all. */
+  revisions?: string[];
+  /**
+   * Receives the core's diagnostics (slog levels: -4 debug, 0 info, 4 warn,
+   * 8 error). By default warnings and errors go to stderr.
+   */
+  onLog?: (level: number, message: string) => void;
+}
+
+/** A tool, resource or prompt in the catalogue. Changes send list_changed. */
+export interface RegisteredItem {
+  readonly enabled: boolean;
+  /** Takes the item out of the catalogue until enable(). */
+  disable(): void;
+  enable(): void;
+  /** Takes the item out for good. */
+  remove(): void;
+}
+
+export interface ListenOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** The MCP endpoint's path (core default "/mcp"). */
+  path?: string;
+}
+
+type State = "open" | "serving" | "closing" | "closed";
+
+function defaultLog(level: number, message: string): void {
+  if (level >= 4) {
+    process.stderr.write(`polymcp: ${message}\n`);
+  }
+}
+
+export class McpServer implements AsyncDisposable {
+  readonly serverInfo: Implementation;
+  readonly #native: NativeBinding;
+  readonly #handle: bigint;
+  readonly #entries = new Map<number, Entry>();
+  readonly #calls = new Map<bigint, AbortController>();
+  readonly #responses = new ResponseTable();
+  readonly #onLog: (level: number, message: string) => void;
+  readonly #closed: Promise<void>;
+  #resolveClosed!: () => void;
+  #nextTag = 1;
+  #state: State = "open";
+
+  constructor(serverInfo: Implementation, options: ServerOptions = {}) {
+    if (typeof serverInfo?.name !== "string" || typeof serverInfo.version !== "string") {
+      throw new TypeError("McpServer needs { name, version }");
+    }
+    this.serverInfo = { ...serverInfo };
+    this.#onLog = options.onLog ?? defaultLog;
+    this.#closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    this.#native = native();
+    this.#handle = this.#native.serverNew(JSON.stringify(serverOptionsJson(serverInfo, options)), this.#onEvent);
+  }
+
+  /** Registers a tool; handler(args, extra) returns its result (see ToolReturn). */
+  registerTool<I extends SchemaInput | undefined = undefined>(name: string, config: ToolConfig<I>, handler: ToolHandler<I>): RegisteredItem {
+    return this.#register(toolEntry(name, config, handler as ToolHandler<SchemaInput>));
+  }
+
+  /**
+   * Registers a resource at a fixed URI, or a URI template when uri holds an
+   * RFC 6570 expression ("test://items/{id}") or is a ResourceTemplate.
+   */
+  registerResource<U extends string>(
+    name: string,
+    uri: U,
+    metadata: ResourceMetadata,
+    handler: U extends `${string}{${string}}${string}` ? ReadResourceTemplateCallback : ReadResourceCallback,
+  ): RegisteredItem;
+  registerResource(name: string, template: ResourceTemplate, metadata: ResourceMetadata, handler: ReadResourceTemplateCallback): RegisteredItem;
+  registerResource(
+    name: string,
+    uriOrTemplate: string | ResourceTemplate,
+    metadata: ResourceMetadata,
+    handler: ReadResourceCallback | ReadResourceTemplateCallback,
+  ): RegisteredItem {
+    return this.#register(resourceEntry(name, uriOrTemplate, metadata, handler));
+  }
+
+  /** Registers a prompt; handler(args, extra) returns its messages (see PromptReturn). */
+  registerPrompt<A extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandler<A>): RegisteredItem {
+    return this.#register(promptEntry(name, config, handler as PromptHandler<SchemaInput>));
+  }
+
+  /** Serves MCP on this process's stdin and stdout; resolves once serving. */
+  async connectStdio(): Promise<void> {
+    this.#startServing();
+    this.#native.serveStdio(this.#handle);
+  }
+
+  /** Serves Streamable HTTP (and the legacy SSE transport) on host:port; resolves to the endpoint's URL. */
+  async listen(options: ListenOptions = {}): Promise<string> {
+    this.#startServing();
+    const host = options.host ?? "127.0.0.1";
+    const addr = host.includes(":") ? `[${host}]:${options.port ?? 0}` : `${host}:${options.port ?? 0}`;
+    return this.#native.serveHttp(this.#handle, JSON.stringify({ addr, path: options.path }));
+  }
+
+  /** A (req, res) handler for node:http or Express, answering over the core's HTTP entry point. */
+  httpHandler(): HttpHandler {
+    this.#checkOpen();
+    return createHttpHandler(this.#native, this.#handle, (exchange, res) => this.#responses.add(exchange, res));
+  }
+
+  /** Resolves once the core has stopped: in-flight calls were cancelled and every callback has arrived. */
+  get closed(): Promise<void> {
+    return this.#closed;
+  }
+
+  /** Stops serving, cancels calls in flight and releases the native server. */
+  async close(): Promise<void> {
+    if (this.#state === "open" || this.#state === "serving") {
+      this.#state = "closing";
+      this.#native.serverClose(this.#handle);
+    }
+    return this.#closed;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #startServing(): void {
+    this.#checkOpen();
+    this.#state = "serving";
+  }
+
+  #checkOpen(): void {
+    if (this.#state === "closing" || this.#state === "closed") {
+      throw new NativeError(-4, "polymcp: the server is closed");
+    }
+  }
+
+  #register(entry: Entry): RegisteredItem {
+    this.#checkOpen();
+    let tag = this.#add(entry);
+    return {
+      get enabled() {
+        return tag !== 0;
+      },
+      disable: () => {
+        if (tag !== 0) {
+          this.#remove(tag);
+          tag = 0;
+        }
+      },
+      enable: () => {
+        if (tag === 0) {
+          tag = this.#add(entry);
+        }
+      },
+      remove: () => {
+        if (tag !== 0) {
+          this.#remove(tag);
+          tag = 0;
+        }
+      },
+    };
+  }
+
+  #add(entry: Entry): number {
+    const tag = this.#nextTag++;
+    const json = JSON.stringify(entry.json);
+    if (entry.kind === "tool") {
+      this.#native.serverAddTool(this.#handle, json, tag);
+    } else if (entry.kind === "resource") {
+      this.#native.serverAddResource(this.#handle, json, tag);
+    } else {
+      this.#native.serverAddPrompt(this.#handle, json, tag);
+    }
+    this.#entries.set(tag, entry);
+    return tag;
+  }
+
+  #remove(tag: number): void {
+    this.#entries.delete(tag);
+    if (this.#state !== "closed") {
+      this.#native.serverRemove(this.#handle, tag);
+    }
+  }
+
+  // Runs on the JS thread for every callback Go made, in order.
+  readonly #onEvent = (type: EventType, call: bigint, kind: number, tag: number, payload: string | Buffer | undefined): void => {
+    switch (type) {
+      case EventType.Call:
+        this.#startCall(call, kind, tag, payload as string | undefined);
+        break;
+      case EventType.Cancel:
+        this.#calls.get(call)?.abort();
+        break;
+      case EventType.Log:
+        this.#onLog(kind, String(payload ?? ""));
+        break;
+      case EventType.HttpHead:
+        this.#responses.head(call, kind, String(payload ?? "[]"));
+        break;
+      case EventType.HttpBody:
+        this.#responses.body(call, payload as Buffer);
+        break;
+      case EventType.HttpEnd:
+        this.#responses.end(call);
+        break;
+      case EventType.Closed:
+        this.#finish();
+        break;
+    }
+  };
+
+  #startCall(call: bigint, kind: number, tag: number, payload: string | undefined): void {
+    const controller = new AbortController();
+    this.#calls.set(call, controller);
+    void this.#run(call, kind, this.#entries.get(tag), payload, controller.signal).finally(() => this.#calls.delete(call));
+  }
+
+  async #run(call: bigint, kind: number, entry: Entry | undefined, payload: string | undefined, signal: AbortSignal): Promise<void> {
+    const n = this.#native;
+    try {
+      const params = (payload ? JSON.parse(payload) : {}) as { [key: string]: unknown };
+      const port: CallPort = {
+        progress: (json) => void n.callProgress(call, json),
+        info: () => parseInfo(n.callInfo(call)),
+      };
+      const extra = requestExtra(signal, port, params._meta as Meta | undefined);
+      const result = await answerFor(kind, entry, params, extra);
+      n.callComplete(call, JSON.stringify(result));
+    } catch (err) {
+      const failure = failureFor(kind, err);
+      if ("result" in failure) {
+        n.callComplete(call, JSON.stringify(failure.result));
+      } else {
+        n.callFail(call, failure.code, failure.message);
+      }
+    }
+  }
+
+  #finish(): void {
+    if (this.#state === "closed") {
+      return;
+    }
+    this.#state = "closed";
+    for (const controller of this.#calls.values()) {
+      controller.abort();
+    }
+    this.#entries.clear();
+    this.#responses.endAll();
+    this.#native.serverFree(this.#handle);
+    this.#resolveClosed();
+  }
+}
+
+function parseInfo(json: string | undefined): { _meta: Meta; revision: string } {
+  const info = (json ? JSON.parse(json) : {}) as { _meta?: Meta; revision?: string };
+  return { _meta: info._meta ?? {}, revision: info.revision ?? "" };
+}
+
+function serverOptionsJson(info: Implementation, options: ServerOptions): { [key: string]: unknown } {
+  return {
+    serverInfo: info,
+    instructions: options.instructions,
+    maxConcurrency: options.maxConcurrency,
+    maxQueue: options.maxQueue,
+    requestTimeoutMs: options.requestTimeoutMs,
+    pageSize: options.pageSize,
+    revisions: options.revisions,
+  };
+}

@@ -1,0 +1,173 @@
+package streamhttp
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/polymcp/polymcp/transport"
+)
+
+// Handler serves the Engine over net/http: Streamable HTTP on Options.Path
+// and, unless disabled, 2024-11-05 HTTP+SSE on SSEPath and MessagePath, all
+// behind the same Origin and Host checks and limits.
+type Handler struct {
+	e *Engine
+}
+
+// NewHandler returns a Handler with an Engine of its own.
+func NewHandler(srv transport.Server, opts *Options) (*Handler, error) {
+	e, err := New(srv, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{e: e}, nil
+}
+
+// Handler returns a net/http Handler over e.
+func (e *Engine) Handler() *Handler { return &Handler{e: e} }
+
+// Engine returns the Engine the Handler serves.
+func (h *Handler) Engine() *Engine { return h.e }
+
+// ServeHTTP implements http.Handler, reading the body itself (413 as soon
+// as it passes MaxBodyBytes, before anything is decoded).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.serve(w, r, nil, false)
+}
+
+// ServeBody serves a request whose body a framework already read: r.Body
+// is not touched and body is used instead (the Engine owns it from now on).
+func (h *Handler) ServeBody(w http.ResponseWriter, r *http.Request, body []byte) {
+	h.serve(w, r, body, true)
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, haveBody bool) {
+	req := requestOf(r)
+	out := newHTTPOutput(w, h.e.o.WriteTimeout)
+	defer out.done()
+	ep, resp := h.e.admit(req)
+	if resp != nil {
+		_ = resp.write(out)
+		return
+	}
+	if r.Method == http.MethodPost {
+		if !haveBody {
+			var err error
+			if body, err = readBody(r.Body, h.e.o.MaxBodyBytes); err != nil {
+				_ = h.readError(err).write(out)
+				return
+			}
+		}
+		req.Body = body
+	}
+	p, resp := h.e.prepare(req, ep)
+	if resp != nil {
+		_ = resp.write(out)
+		return
+	}
+	// The body is read: the read deadline of the body must not cut a
+	// stream that lasts longer (net/http would cancel the context).
+	_ = out.rc.SetReadDeadline(time.Time{})
+	if err := h.e.Execute(r.Context(), p, out); err != nil {
+		h.e.o.Logger.Debug("streamhttp: response ended", "method", p.method, "err", err)
+	}
+}
+
+// requestOf copies what the Engine needs of r.
+func requestOf(r *http.Request) *Request {
+	req := &Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, Host: r.Host}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		req.LocalAddr = a.String()
+	}
+	return req
+}
+
+var errTooLarge = errors.New("streamhttp: body too large")
+
+// readBody reads at most max bytes; one more is an error.
+func readBody(r io.Reader, max int64) ([]byte, error) {
+	if r == nil {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > max {
+		return nil, errTooLarge
+	}
+	return buf.Bytes(), nil
+}
+
+func (h *Handler) readError(err error) *Response {
+	var mbe *http.MaxBytesError
+	if errors.Is(err, errTooLarge) || errors.As(err, &mbe) {
+		r := h.e.tooLarge()
+		r.Header.Set("Connection", "close")
+		return r
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return transportError(http.StatusRequestTimeout, "request body not received in time")
+	}
+	return transportError(http.StatusBadRequest, "cannot read the request body: %v", err)
+}
+
+// httpOutput is an Output over a ResponseWriter. Each write gets its own
+// deadline, so a stuck client loses its stream without a limit on how long
+// a healthy stream may last.
+type httpOutput struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func newHTTPOutput(w http.ResponseWriter, timeout time.Duration) *httpOutput {
+	return &httpOutput{w: w, rc: http.NewResponseController(w), timeout: timeout}
+}
+
+func (o *httpOutput) Start(status int, header http.Header) error {
+	h := o.w.Header()
+	for k, v := range header {
+		h[k] = v
+	}
+	o.w.WriteHeader(status)
+	return nil
+}
+
+func (o *httpOutput) Write(chunk []byte) error {
+	o.deadline()
+	_, err := o.w.Write(chunk)
+	return err
+}
+
+func (o *httpOutput) Flush() error {
+	o.deadline()
+	err := o.rc.Flush()
+	if errors.Is(err, http.ErrNotSupported) {
+		return nil
+	}
+	return err
+}
+
+// SetWriteDeadline implements sse.WriteDeadliner.
+func (o *httpOutput) SetWriteDeadline(t time.Time) error { return o.rc.SetWriteDeadline(t) }
+
+func (o *httpOutput) deadline() {
+	if o.timeout > 0 {
+		_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	}
+}
+
+// done clears the write deadline, which would otherwise outlive the
+// request on a keep-alive connection.
+func (o *httpOutput) done() {
+	if o.timeout > 0 {
+		_ = o.rc.SetWriteDeadline(time.Time{})
+	}
+}

@@ -1,0 +1,152 @@
+package streamhttp
+
+import (
+	"encoding/base64"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+)
+
+// The 2026-07-28 request headers mirror parts of the body so that
+// intermediaries can route without parsing JSON; the server checks that
+// they agree with the body (SEP-2243).
+const (
+	hdrProtocolVersion = "Mcp-Protocol-Version"
+	hdrMethod          = "Mcp-Method"
+	hdrName            = "Mcp-Name"
+	hdrParamPrefix     = "Mcp-Param-"
+	hdrSessionID       = "Mcp-Session-Id"
+	hdrLastEventID     = "Last-Event-Id"
+)
+
+// The sentinel that carries a value HTTP cannot: =?base64?<base64 of UTF-8>?=
+const (
+	sentinelPrefix = "=?base64?"
+	sentinelSuffix = "?="
+)
+
+// trimOWS removes the optional whitespace (SP, HTAB) around a field value.
+func trimOWS(v string) string { return strings.Trim(v, " \t") }
+
+// decodeSentinel returns v decoded when it is in the base64 sentinel form,
+// v itself when it is not, and ok false when it is but does not decode to
+// UTF-8 text under strict, padded standard base64.
+func decodeSentinel(v string) (string, bool) {
+	if len(v) < len(sentinelPrefix)+len(sentinelSuffix) ||
+		!strings.HasPrefix(v, sentinelPrefix) || !strings.HasSuffix(v, sentinelSuffix) {
+		return v, true
+	}
+	raw, err := base64.StdEncoding.Strict().DecodeString(v[len(sentinelPrefix) : len(v)-len(sentinelSuffix)])
+	if err != nil || !utf8.Valid(raw) {
+		return "", false
+	}
+	return string(raw), true
+}
+
+// headerValue returns the single value of header name, trimmed and decoded
+// from the sentinel. present is false when the header is absent; ok is false
+// when it is malformed (repeated, or a sentinel that does not decode).
+func headerValue(h http.Header, name string) (v string, present, ok bool) {
+	vals := h.Values(name)
+	switch len(vals) {
+	case 0:
+		return "", false, true
+	case 1:
+	default:
+		return "", true, false
+	}
+	v, ok = decodeSentinel(trimOWS(vals[0]))
+	return v, true, ok
+}
+
+// stringMember returns the string value of member name of obj.
+func stringMember(obj []byte, name string) (string, bool) {
+	raw, ok := jsonrpc.Member(obj, name)
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if jsonrpc.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// metaProtocolVersion returns params._meta's protocolVersion when it is a string.
+func metaProtocolVersion(params []byte) (string, bool) {
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok {
+		return "", false
+	}
+	return stringMember(meta, "io.modelcontextprotocol/protocolVersion")
+}
+
+// argumentAt returns the raw argument at path below params.arguments;
+// absent and null both report false.
+func argumentAt(params []byte, path []string) ([]byte, bool) {
+	cur, ok := jsonrpc.Member(params, "arguments")
+	for _, name := range path {
+		if !ok {
+			return nil, false
+		}
+		cur, ok = jsonrpc.Member(cur, name)
+	}
+	if !ok || len(cur) == 0 || string(cur) == "null" {
+		return nil, false
+	}
+	return cur, true
+}
+
+// paramMatches compares a body argument with its Mcp-Param header value
+// (already trimmed and decoded): strings as they are, booleans as
+// true/false, numbers numerically with the header in decimal integer form.
+// Objects and arrays never match: no header can carry them.
+func paramMatches(raw []byte, header string) bool {
+	switch raw[0] {
+	case '"':
+		var s string
+		return jsonrpc.Unmarshal(raw, &s) == nil && s == header
+	case 't', 'f':
+		return string(raw) == header
+	case '{', '[', 'n':
+		return false
+	}
+	return numberMatches(string(raw), header)
+}
+
+// numberMatches compares a JSON number with a decimal integer.
+func numberMatches(num, header string) bool {
+	h, err := strconv.ParseInt(header, 10, 64)
+	if err != nil || strings.HasPrefix(header, "+") {
+		return false
+	}
+	if b, err := strconv.ParseInt(num, 10, 64); err == nil {
+		return b == h
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 || math.Abs(float64(h)) > 1<<53 {
+		return false
+	}
+	return f == float64(h)
+}
+
+// isToken reports whether s is an RFC 9110 token (1*tchar).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

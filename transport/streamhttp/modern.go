@@ -1,0 +1,107 @@
+package streamhttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/transport"
+)
+
+// prepareModern judges a 2026-07-28 POST: one request or notification,
+// whose MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* headers
+// agree with the body. What the headers cannot tell (an unsupported
+// version, a missing _meta member, an unknown method) the dispatcher
+// answers, and its error decides the status.
+func (e *Engine) prepareModern(r *Request, v version, msg jsonrpc.Message, derr *jsonrpc.Error) (*Prepared, *Response) {
+	rev := e.modernRevision(v.value)
+	if rev == "" {
+		return nil, e.unsupportedVersion(msg.ID, v.value)
+	}
+	d, _ := e.reg.Lookup(rev)
+	switch {
+	case derr != nil:
+		return nil, errorResponse(d.HTTPStatus(derr), msg.ID, derr)
+	case msg.Kind == jsonrpc.KindNotification:
+		// No client notification has an effect on HTTP at this revision
+		// (cancelling is closing the stream); header rules are undefined
+		// for them, so they are accepted as they come.
+		return &Prepared{op: opAccepted}, nil
+	case msg.Kind != jsonrpc.KindRequest:
+		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID,
+			invalidRequest("clients send no responses at revision 2026-07-28"))
+	}
+	if err := e.checkModernHeaders(r.Header, v, msg); err != nil {
+		return nil, errorResponse(http.StatusBadRequest, msg.ID, err)
+	}
+	return &Prepared{op: opModernCall, body: r.Body, method: msg.Method, dialect: d}, nil
+}
+
+// checkModernHeaders compares the mirrored headers with the body (SEP-2243).
+func (e *Engine) checkModernHeaders(h http.Header, v version, msg jsonrpc.Message) *jsonrpc.Error {
+	switch mv, hasMV := metaProtocolVersion(msg.Params); {
+	case !v.present:
+		return headerMismatch(hdrProtocolVersion, "header %s is required", hdrProtocolVersion)
+	case !v.ok:
+		return headerMismatch(hdrProtocolVersion, "header %s is malformed", hdrProtocolVersion)
+	case hasMV && mv != v.value:
+		return headerMismatch(hdrProtocolVersion, "header %s is %q but params._meta says %q", hdrProtocolVersion, v.value, mv)
+	}
+	switch m, present, ok := headerValue(h, hdrMethod); {
+	case !present:
+		return headerMismatch(hdrMethod, "header %s is required", hdrMethod)
+	case !ok:
+		return headerMismatch(hdrMethod, "header %s is malformed", hdrMethod)
+	case m != msg.Method:
+		return headerMismatch(hdrMethod, "header %s is %q but the body's method is %q", hdrMethod, m, msg.Method)
+	}
+	member := nameMember(msg.Method)
+	if member == "" {
+		return nil
+	}
+	name, hasName := stringMember(msg.Params, member)
+	if !hasName {
+		return nil // the dispatcher rejects the params
+	}
+	switch n, present, ok := headerValue(h, hdrName); {
+	case !present:
+		return headerMismatch(hdrName, "header %s is required for %s", hdrName, msg.Method)
+	case !ok:
+		return headerMismatch(hdrName, "header %s is malformed", hdrName)
+	case n != name:
+		return headerMismatch(hdrName, "header %s does not match params.%s", hdrName, member)
+	}
+	if msg.Method == "tools/call" {
+		return checkParams(h, msg.Params, e.params.forTool(name))
+	}
+	return nil
+}
+
+// nameMember is the params member Mcp-Name mirrors for method, if any.
+func nameMember(method string) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return "name"
+	case "resources/read":
+		return "uri"
+	}
+	return ""
+}
+
+// execModern runs one 2026-07-28 request on a session of its own: the
+// revision is stateless, so nothing outlives the POST. The client closing
+// the stream closes the session, which cancels the handler; nothing more
+// is written after that.
+func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error {
+	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
+	sess := e.srv.NewSession(transport.Info{Name: transportName, Revision: p.dialect.Revision()},
+		transport.SinkFunc(discard))
+	e.streams.add(sess)
+	defer func() {
+		sess.Close()
+		e.streams.remove(sess)
+	}()
+	sess.Deliver(ctx, p.body, rep)
+	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect}
+	return w.run(ctx)
+}

@@ -1,0 +1,191 @@
+package streamhttp
+
+import (
+	"bytes"
+	"errors"
+	"sync"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/transport/sse"
+)
+
+var (
+	errSlowClient = errors.New("streamhttp: client reads too slowly; stream closed")
+	errWriterGone = errors.New("streamhttp: the client is gone")
+)
+
+// reply is the Sink of one POSTed request: it holds the messages the
+// dispatcher sends (request-scoped notifications, then the answer) until the
+// one writer takes them. Once made resumable (legacy SSE) the messages go to
+// an sse.Store instead, where a reconnecting client finds them.
+type reply struct {
+	maxEvents, maxBytes int
+	wake                chan struct{}
+
+	mu       sync.Mutex
+	pending  [][]byte
+	bytes    int
+	final    bool // the answer is among the messages
+	overflow bool
+	gone     bool       // the writer left: later messages are dropped
+	store    *sse.Store // non-nil once resumable
+}
+
+func newReply(maxEvents, maxBytes int) *reply {
+	return &reply{maxEvents: maxEvents, maxBytes: maxBytes, wake: make(chan struct{}, 1)}
+}
+
+// Send implements transport.Sink. It never blocks: a writer that falls
+// more than the limits behind loses its stream.
+func (r *reply) Send(msg []byte) error {
+	fin := isFinal(msg)
+	r.mu.Lock()
+	if r.store != nil {
+		r.store.Append(msg)
+		if fin {
+			r.store.Close()
+		}
+		r.mu.Unlock()
+		return nil
+	}
+	switch {
+	case r.gone:
+		r.mu.Unlock()
+		return errWriterGone
+	case len(r.pending) > 0 && (len(r.pending) >= r.maxEvents || r.bytes+len(msg) > r.maxBytes):
+		r.overflow, r.gone, r.pending = true, true, nil
+		r.mu.Unlock()
+		r.poke()
+		return errSlowClient
+	}
+	r.pending = append(r.pending, bytes.Clone(msg))
+	r.bytes += len(msg)
+	r.final = r.final || fin
+	r.mu.Unlock()
+	r.poke()
+	return nil
+}
+
+func (r *reply) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the messages waiting, whether the answer is among what was
+// taken so far, and whether the writer fell too far behind.
+func (r *reply) take() (msgs [][]byte, final, overflow bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	msgs, r.pending, r.bytes = r.pending, nil, 0
+	return msgs, r.final, r.overflow
+}
+
+// leave drops what is waiting; later messages are dropped too unless the
+// reply is resumable, in which case its store keeps them.
+func (r *reply) leave() {
+	r.mu.Lock()
+	r.gone, r.pending, r.bytes = true, nil, 0
+	r.mu.Unlock()
+}
+
+// resumable moves the reply into store: first a priming event (when
+// priming), then the messages already taken, then those waiting. It
+// returns the id to follow the store from.
+func (r *reply) resumable(store *sse.Store, priming bool, taken [][]byte) (start string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if priming {
+		start = store.Append(nil)
+	}
+	for _, m := range taken {
+		store.Append(m)
+	}
+	for _, m := range r.pending {
+		store.Append(m)
+	}
+	if r.final {
+		store.Close()
+	}
+	r.pending, r.bytes, r.store = nil, 0, store
+	return start
+}
+
+// Kinds of outbound message, told apart by the envelope encoder's fixed
+// member order without decoding the (possibly large) result.
+type msgKind uint8
+
+const (
+	kindNotification msgKind = iota + 1
+	kindRequest
+	kindResult
+	kindError
+	kindBatch
+)
+
+const envelopeHead = `{"jsonrpc":"2.0",`
+
+func classify(msg []byte) msgKind {
+	if len(msg) > 0 && msg[0] == '[' {
+		return kindBatch
+	}
+	if rest, ok := bytes.CutPrefix(msg, []byte(envelopeHead)); ok {
+		if bytes.HasPrefix(rest, []byte(`"method":`)) {
+			return kindNotification
+		}
+		if after, ok := bytes.CutPrefix(rest, []byte(`"id":`)); ok {
+			if k := kindAfterID(after); k != 0 {
+				return k
+			}
+		}
+	}
+	m, err := jsonrpc.Decode(msg, jsonrpc.Limits{})
+	switch {
+	case err != nil:
+		return kindError
+	case m.Kind == jsonrpc.KindNotification:
+		return kindNotification
+	case m.Kind == jsonrpc.KindRequest:
+		return kindRequest
+	case m.Error != nil:
+		return kindError
+	}
+	return kindResult
+}
+
+// kindAfterID skips an id (number, null or string) and reads the member
+// that follows it; 0 means the form was not recognised.
+func kindAfterID(b []byte) msgKind {
+	i := 0
+	if len(b) > 0 && b[0] == '"' {
+		for i = 1; i < len(b) && b[i] != '"'; i++ {
+			if b[i] == '\\' {
+				i++
+			}
+		}
+		i++
+	} else {
+		for i < len(b) && b[i] != ',' {
+			i++
+		}
+	}
+	if i > len(b) {
+		return 0
+	}
+	switch rest := b[i:]; {
+	case bytes.HasPrefix(rest, []byte(`,"result":`)):
+		return kindResult
+	case bytes.HasPrefix(rest, []byte(`,"error":`)):
+		return kindError
+	case bytes.HasPrefix(rest, []byte(`,"method":`)):
+		return kindRequest
+	}
+	return 0
+}
+
+// isFinal reports whether msg answers the request (or the batch).
+func isFinal(msg []byte) bool {
+	k := classify(msg)
+	return k == kindResult || k == kindError || k == kindBatch
+}

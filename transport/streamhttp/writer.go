@@ -1,0 +1,230 @@
+package streamhttp
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/polymcp/polymcp/core/dispatch"
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/transport/sse"
+)
+
+// writer turns one reply into the HTTP answer. An answer that comes first
+// is sent as application/json (the cheap, common case); anything else, or
+// an answer slow to come (Options.StreamAfter), opens a text/event-stream
+// that carries the request-scoped notifications and ends with the answer.
+// The same path serves a subscriptions/listen stream, which simply ends
+// later.
+type writer struct {
+	e       *Engine
+	out     Output
+	rep     *reply
+	dialect protocol.Dialect
+	// resumable, when set (legacy sessions), makes an SSE reply resumable:
+	// it returns the store the reply moves into and whether the stream opens
+	// with a priming event.
+	resumable func() (*sse.Store, bool)
+	header    http.Header // extra response headers
+
+	sse bool
+	buf []byte
+}
+
+func (w *writer) run(ctx context.Context) error {
+	defer w.rep.leave()
+	var after <-chan time.Time
+	if d := w.e.o.StreamAfter; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		after = t.C
+	}
+	var tick <-chan time.Time
+	due := false // StreamAfter passed: open the stream now
+	for {
+		msgs, final, overflow := w.rep.take()
+		switch {
+		case overflow:
+			return errSlowClient
+		case !w.sse && final && len(msgs) == 1:
+			return w.json(msgs[0])
+		case len(msgs) > 0 || due && !w.sse:
+			if !w.sse {
+				if store, start := w.begin(msgs); store != nil {
+					return w.follow(ctx, store, start)
+				}
+				if w.e.o.KeepAlive > 0 {
+					t := time.NewTicker(w.e.o.KeepAlive)
+					defer t.Stop()
+					tick = t.C
+				}
+			}
+			if err := w.events(msgs); err != nil || final {
+				return err
+			}
+		}
+		select {
+		case <-w.rep.wake:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-after:
+			due = true
+		case <-tick:
+			if err := w.comment(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// begin opens the SSE response. A resumable reply moves into its store,
+// which the caller then follows from the returned id.
+func (w *writer) begin(taken [][]byte) (*sse.Store, string) {
+	w.sse = true
+	var store *sse.Store
+	var start string
+	priming := false
+	if w.resumable != nil {
+		store, priming = w.resumable()
+		start = w.rep.resumable(store, priming, taken)
+	}
+	h := sse.Header()
+	for k, v := range w.header {
+		h[k] = v
+	}
+	if err := w.out.Start(http.StatusOK, h); err != nil {
+		return nil, "" // the next write fails the same way
+	}
+	if priming {
+		w.buf = sse.AppendPriming(w.buf[:0], start, w.e.o.SSERetry)
+		_ = w.flushBuf()
+	}
+	return store, start
+}
+
+// events writes msgs as SSE events without ids (a stream nobody resumes).
+func (w *writer) events(msgs [][]byte) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	w.buf = w.buf[:0]
+	for _, m := range msgs {
+		w.buf = sse.AppendEvent(w.buf, "", "message", m)
+	}
+	return w.flushBuf()
+}
+
+func (w *writer) comment() error {
+	w.buf = sse.AppendComment(w.buf[:0], "keepalive")
+	return w.flushBuf()
+}
+
+func (w *writer) flushBuf() error {
+	if err := w.out.Write(w.buf); err != nil {
+		return err
+	}
+	return w.out.Flush()
+}
+
+// json sends the answer as the whole body, with the status the dialect
+// gives its error.
+func (w *writer) json(msg []byte) error {
+	h := jsonHeader()
+	for k, v := range w.header {
+		h[k] = v
+	}
+	status := w.e.status(w.dialect, msg)
+	if status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", strconv.Itoa(int(max(w.e.o.RetryAfter.Seconds(), 1))))
+	}
+	if err := w.out.Start(status, h); err != nil {
+		return err
+	}
+	if err := w.out.Write(msg); err != nil {
+		return err
+	}
+	return w.out.Flush()
+}
+
+// follow writes a resumable stream from the event after last until the
+// store is closed (the answer was written), ctx ends, or the client falls
+// so far behind that the store evicted what it had not read.
+func (w *writer) follow(ctx context.Context, store *sse.Store, last string) error {
+	return follow(ctx, w.out, store, last, w.e.o.KeepAlive, &w.buf)
+}
+
+func follow(ctx context.Context, out Output, store *sse.Store, last string, keepAlive time.Duration, buf *[]byte) error {
+	var tick <-chan time.Time
+	if keepAlive > 0 {
+		t := time.NewTicker(keepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		wake := store.Notify()
+		closed := store.Closed()
+		evs, ids, ok := store.After(last)
+		if !ok {
+			return errSlowClient
+		}
+		if len(evs) > 0 {
+			b := (*buf)[:0]
+			for i, ev := range evs {
+				if len(ev) > 0 { // empty: a priming or position marker
+					b = sse.AppendEvent(b, ids[i], "message", ev)
+				}
+			}
+			*buf = b
+			last = ids[len(ids)-1]
+			if len(b) > 0 {
+				if err := writeFlush(out, b); err != nil {
+					return err
+				}
+			}
+		}
+		if closed {
+			return nil
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-tick:
+			*buf = sse.AppendComment((*buf)[:0], "keepalive")
+			if err := writeFlush(out, *buf); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func writeFlush(out Output, b []byte) error {
+	if err := out.Write(b); err != nil {
+		return err
+	}
+	return out.Flush()
+}
+
+// status is the HTTP status of a JSON answer: 200 for a result, the
+// dialect's status map for an error, and 503 for an overloaded executor on
+// every revision (the client should retry later, not give up).
+func (e *Engine) status(d protocol.Dialect, msg []byte) int {
+	if classify(msg) != kindError {
+		return http.StatusOK
+	}
+	m, err := jsonrpc.Decode(msg, jsonrpc.Limits{})
+	if err != nil || m.Error == nil {
+		return http.StatusOK
+	}
+	if data, _ := m.Error.Data.(jsonrpc.RawJSON); len(data) > 0 {
+		if reason, _ := stringMember(data, "reason"); reason == dispatch.ReasonOverloaded {
+			return http.StatusServiceUnavailable
+		}
+	}
+	if d == nil {
+		return http.StatusOK
+	}
+	return d.HTTPStatus(m.Error)
+}

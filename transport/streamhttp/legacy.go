@@ -18,7 +18,10 @@ import (
 // GET with Last-Event-ID.
 
 func (e *Engine) prepareLegacy(r *Request, v version, msg jsonrpc.Message, derr *jsonrpc.Error) (*Prepared, *Response) {
-	if derr == nil && msg.Kind == jsonrpc.KindRequest && msg.Method == "initialize" {
+	if msg.Method == "initialize" && !msg.ID.IsAbsent() {
+		if derr != nil {
+			return nil, errorResponse(e.legacyStatus(derr), msg.ID, derr)
+		}
 		return &Prepared{op: opLegacyInit, body: r.Body, method: msg.Method}, nil
 	}
 	ls, resp := e.session(r.Header, v, msg.ID)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -275,3 +276,7 @@ func (s *stream) close() {
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
 func timeAfter() <-chan time.Time { return time.After(bound) }
+
+func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+func asNetErr(err error, target *net.Error) bool { return errors.As(err, target) }

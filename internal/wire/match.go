@@ -17,10 +17,34 @@ const (
 	Number = "<number>"
 )
 
-// match reports whether got equals want, honouring placeholders in want.
-// On a mismatch it returns the JSON path of the first difference.
+// match reports whether the message got equals want, honouring
+// placeholders in want. A message that is an array is a JSON-RPC batch
+// answer, whose items may come in any order (JSON-RPC 2.0 §6), so its
+// items are matched as a multiset. On a mismatch match returns the JSON
+// path of the first difference.
 func match(want, got any) (bool, string) {
-	return matchAt("$", want, got)
+	w, wBatch := want.([]any)
+	g, gBatch := got.([]any)
+	if !wBatch || !gBatch {
+		return matchAt("$", want, got)
+	}
+	if len(w) != len(g) {
+		return false, "$"
+	}
+	used := make([]bool, len(g))
+	for i, wi := range w {
+		found := false
+		for j, gj := range g {
+			if ok, _ := matchAt("$", wi, gj); ok && !used[j] {
+				used[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false, fmt.Sprintf("$[%d] (no batch item matches it)", i)
+		}
+	}
+	return true, ""
 }
 
 func matchAt(path string, want, got any) (bool, string) {

@@ -19,7 +19,12 @@
 // notifications must arrive in the order written. Expected and received
 // messages are compared as JSON values (key order is free, nothing else is):
 // the only tolerance is a value written as one of the placeholders "<any>",
-// "<string>" or "<number>".
+// "<string>" or "<number>". A message that is an array (a batch answer)
+// matches item by item in any order, as JSON-RPC allows.
+//
+// A "! schema: <reason>" line before a "< " line records that the message
+// is known to break the revision's schema; the run then demands that
+// failure, so the mark must go once the server is fixed.
 //
 // Play runs a transcript over a Conn, the two-method view of a client
 // connection that the in-process, stdio and HTTP transports all provide, so

@@ -109,8 +109,13 @@ func (w *writer) bounded(f func() error) error {
 	return f()
 }
 
+// stop disarms the watchdog and clears the deadline, which would otherwise
+// outlive the stream on a connection the host reuses.
 func (w *writer) stop() {
 	if w.watchdog != nil {
 		w.watchdog.Stop()
+	}
+	if w.dl != nil {
+		_ = w.dl.SetWriteDeadline(time.Time{})
 	}
 }

@@ -49,7 +49,7 @@ type Process struct {
 
 	closeIn   sync.Once
 	closeOnce sync.Once
-	stopCtx   func() bool
+	closing   chan struct{} // closed by Close
 
 	exited   chan struct{}
 	exitCode int
@@ -85,7 +85,7 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Process, error) {
 		inW.Close()
 		return nil, fmt.Errorf("stdio: pipe: %w", err)
 	}
-	p := &Process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	p := &Process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), closing: make(chan struct{})}
 	p.lines = newVerbatimReader(outR, ClientMaxLineBytes)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &p.stderr
 	cmd.WaitDelay = waitDelay
@@ -101,8 +101,21 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Process, error) {
 		return nil, fmt.Errorf("stdio: start %s: %w", cmd.Path, err)
 	}
 	go p.wait()
-	p.stopCtx = context.AfterFunc(ctx, func() { p.Close() })
+	if ctx.Done() != nil {
+		// A goroutine rather than context.AfterFunc: its stop function
+		// would have to be stored after the callback may already run.
+		go p.closeOnDone(ctx)
+	}
 	return p, nil
+}
+
+// closeOnDone closes p when ctx ends first.
+func (p *Process) closeOnDone(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		p.Close()
+	case <-p.closing:
+	}
 }
 
 // wait reaps the child and records how it ended.
@@ -234,9 +247,7 @@ func (p *Process) Stderr() []byte { return p.stderr.bytes() }
 func (p *Process) Close() error {
 	var err error
 	p.closeOnce.Do(func() {
-		if p.stopCtx != nil {
-			p.stopCtx()
-		}
+		close(p.closing)
 		// Killing the group also ends grandchildren that would keep the
 		// pipes open; it is harmless if everyone already exited.
 		if err = killGroup(p.cmd); err != nil {

@@ -72,7 +72,7 @@ func newWriter(out io.Writer, timeout time.Duration) *writer {
 	if d, ok := out.(deadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
 		w.dl = d
 	} else {
-		w.watch = time.AfterFunc(time.Hour, func() { w.fail(ErrWriteTimeout) })
+		w.watch = time.AfterFunc(time.Hour, func() { w.fail(w.timeoutError()) })
 		w.watch.Stop()
 	}
 	go w.run()
@@ -152,7 +152,7 @@ func (w *writer) writeTimed(b []byte) error {
 		}
 		_, err := w.out.Write(b)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return fmt.Errorf("%w (%v)", ErrWriteTimeout, w.timeout)
+			return w.timeoutError()
 		}
 		return wrapWrite(err)
 	}
@@ -162,6 +162,11 @@ func (w *writer) writeTimed(b []byte) error {
 	// If the watchdog fired meanwhile, err is already recorded: the write
 	// took the whole timeout, which is terminal whatever it returned.
 	return wrapWrite(err)
+}
+
+// timeoutError is the terminal error of a write that hung for the timeout.
+func (w *writer) timeoutError() error {
+	return fmt.Errorf("%w (write_timeout %v)", ErrWriteTimeout, w.timeout)
 }
 
 func wrapWrite(err error) error {

@@ -1,0 +1,131 @@
+package stdio
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// slowWriter stores a write piece by piece, yielding in between, so that
+// senders run while a batch is half written.
+type slowWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *slowWriter) Write(p []byte) (int, error) {
+	total := len(p)
+	for len(p) > 0 {
+		n := min(len(p), 4096)
+		s.mu.Lock()
+		s.buf.Write(p[:n])
+		s.mu.Unlock()
+		p = p[n:]
+		runtime.Gosched() // let senders run in the middle of a write
+	}
+	return total, nil
+}
+
+// Many goroutines sending at once get exactly one line each, whole, pure
+// ASCII, in some order.
+func TestWriterConcurrentLines(t *testing.T) {
+	const senders, each = 16, 50
+	out := &slowWriter{}
+	w := newWriter(out, time.Minute)
+	want := map[string]int{}
+	var wg sync.WaitGroup
+	for g := range senders {
+		for i := range each {
+			// Some messages are big, so the queue fills and senders wait.
+			pad := "é"
+			if (g*each+i)%25 == 0 {
+				pad = strings.Repeat("é", 40000)
+			}
+			msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":"%d-%d","result":{"t":"😀%s"}}`, g, i, pad)
+			want[string(AppendLine(nil, []byte(msg)))]++
+			wg.Go(func() { assert.NoError(t, w.Send([]byte(msg))) })
+		}
+	}
+	wg.Wait()
+	w.close()
+	<-w.finished
+	require.NoError(t, w.result())
+
+	got := map[string]int{}
+	for _, l := range strings.SplitAfter(out.buf.String(), "\n") {
+		if l != "" {
+			got[l]++
+		}
+	}
+	assert.Equal(t, want, got)
+	for i, c := range out.buf.Bytes() {
+		if c >= 0x80 {
+			t.Fatalf("non-ASCII byte 0x%x at %d", c, i)
+		}
+	}
+}
+
+func TestWriterRefuses(t *testing.T) {
+	t.Run("empty message", func(t *testing.T) {
+		w := newWriter(io.Discard, time.Minute)
+		defer w.close()
+		assert.ErrorIs(t, w.Send(nil), errEmpty)
+	})
+	t.Run("after close", func(t *testing.T) {
+		var out bytes.Buffer
+		w := newWriter(&out, time.Minute)
+		require.NoError(t, w.Send([]byte(`{"a":1}`)))
+		w.close()
+		assert.ErrorIs(t, w.Send([]byte(`{"a":2}`)), ErrClosed)
+		<-w.finished
+		assert.Equal(t, `{"a":1}`+"\n", out.String(), "what was queued before close is written")
+	})
+	t.Run("after a failed write", func(t *testing.T) {
+		w := newWriter(failWriter{}, time.Minute)
+		defer w.close()
+		require.NoError(t, w.Send([]byte(`{"a":1}`)))
+		<-w.failed
+		assert.EqualError(t, w.Send([]byte(`{"a":2}`)), "stdio: write: "+io.ErrClosedPipe.Error())
+		assert.ErrorIs(t, w.result(), io.ErrClosedPipe)
+	})
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// A sender waiting for room in a full queue is released by a failure.
+func TestWriterFailureReleasesSenders(t *testing.T) {
+	r, pw := io.Pipe()
+	defer r.Close()
+	w := newWriter(pw, 20*time.Millisecond)
+	big := []byte(`"` + strings.Repeat("q", queueBytes) + `"`)
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() { errs <- w.Send(big) }()
+	}
+	// Nobody reads: the first batch hangs, the watchdog fails the writer.
+	failed := 0
+	for range 3 {
+		select {
+		case err := <-errs:
+			if err != nil {
+				failed++
+				assert.ErrorIs(t, err, ErrWriteTimeout)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a sender stayed blocked after the writer failed")
+		}
+	}
+	assert.Positive(t, failed, "the sender waiting for room fails")
+	require.ErrorIs(t, w.result(), ErrWriteTimeout)
+	<-w.finished
+}

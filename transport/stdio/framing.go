@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 )
@@ -53,10 +54,13 @@ type LineReader struct {
 
 // NewLineReader returns a reader of lines of at most maxLineBytes bytes
 // (after the '\r' is stripped); a limit below 1 selects DefaultMaxLineBytes.
+// The buffer grows with the longest line seen, not with the limit.
 func NewLineReader(r io.Reader, maxLineBytes int) *LineReader {
 	if maxLineBytes < 1 {
 		maxLineBytes = DefaultMaxLineBytes
 	}
+	// limit() adds 2: keep that from overflowing for an absurd limit.
+	maxLineBytes = min(maxLineBytes, math.MaxInt-2)
 	return &LineReader{r: r, max: maxLineBytes, slack: 1}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -95,6 +96,12 @@ func TestLineReaderDefaultLimit(t *testing.T) {
 		got := readAll(t, NewLineReader(strings.NewReader(in), 0))
 		assert.Equal(t, tc.want, got, "line of %d bytes", tc.n)
 	}
+}
+
+// An absurd limit is no limit, not an overflow.
+func TestLineReaderHugeLimit(t *testing.T) {
+	lr := NewLineReader(strings.NewReader("{}\n[]"), math.MaxInt)
+	assert.Equal(t, []string{"{}", "[]"}, readAll(t, lr))
 }
 
 // A line that never ends is dropped as it arrives: the buffer stays near

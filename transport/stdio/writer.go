@@ -21,10 +21,11 @@ var (
 
 // writeChunk is the most one write call is given. A message is always
 // encoded whole into the queue, and only the writer goroutine writes, so
-// lines never interleave however the bytes are cut; cutting lets each
-// chunk have its own deadline, so a peer reading a 50 MB result slowly but
+// lines never interleave however the bytes are cut. Cutting at a pipe's
+// capacity gives each chunk its own deadline, so WriteTimeout measures how
+// long the peer made no room at all: one reading a 50 MB result slowly but
 // steadily is not mistaken for one that stopped.
-const writeChunk = 1 << 20
+const writeChunk = 64 << 10
 
 // deadliner is what a writer needs for the runtime poller to time out a
 // blocked write (an *os.File on a non-blocking pipe, a net.Conn).

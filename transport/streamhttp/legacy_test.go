@@ -227,21 +227,33 @@ func TestLegacyStreamAfter(t *testing.T) {
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"released"}]}}`, rest[0].data)
 }
 
-// TestLegacySessionLimits: the session count is bounded (503) and idle
-// sessions expire (404).
+// TestLegacySessionLimits: the session count is bounded (503).
 func TestLegacySessionLimits(t *testing.T) {
-	ts := newFixture(t).serve(t, &streamhttp.Options{MaxSessions: 2, SessionIdleTimeout: 20 * time.Millisecond})
+	ts := newFixture(t).serve(t, &streamhttp.Options{MaxSessions: 2})
 	url := ts.URL + "/mcp"
 	initialize(t, url, "2025-06-18")
 	sid := initialize(t, url, "2025-06-18")
-	a := send(t, nil, http.MethodPost, url, legacyHeader(),
-		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	// Either the table is full, or the first sessions already expired.
-	if a.status != 200 {
-		assert.Equal(t, http.StatusServiceUnavailable, a.status)
-		assert.NotEmpty(t, a.header.Get("Retry-After"))
-	}
-	time.Sleep(100 * time.Millisecond) // well past the idle timeout
-	assert.Equal(t, 404, send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", sid),
+	a := send(t, nil, http.MethodPost, url, legacyHeader(), initBody("2025-06-18"))
+	assert.Equal(t, http.StatusServiceUnavailable, a.status, a.body)
+	assert.Equal(t, "1", a.header.Get("Retry-After"))
+	assert.Empty(t, a.header.Get("Mcp-Session-Id"))
+	// Ending one makes room.
+	require.Equal(t, 200, send(t, nil, http.MethodDelete, url, legacyHeader("Mcp-Session-Id", sid), "").status)
+	assert.Equal(t, 200, send(t, nil, http.MethodPost, url, legacyHeader(), initBody("2025-06-18")).status)
+}
+
+// TestLegacySessionExpiry: a session idle past SessionIdleTimeout is gone (404).
+func TestLegacySessionExpiry(t *testing.T) {
+	ts := newFixture(t).serve(t, &streamhttp.Options{SessionIdleTimeout: 20 * time.Millisecond})
+	url := ts.URL + "/mcp"
+	a := send(t, nil, http.MethodPost, url, legacyHeader(), initBody("2025-06-18"))
+	require.Equal(t, 200, a.status)
+	time.Sleep(200 * time.Millisecond) // well past the idle timeout
+	assert.Equal(t, 404, send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", a.header.Get("Mcp-Session-Id")),
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`).status)
+}
+
+func initBody(rev string) string {
+	return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + rev +
+		`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 }

@@ -61,6 +61,9 @@ type Engine struct {
 	sessions *sessionTable
 	streams  liveSet
 	closed   atomic.Bool
+	// life ends with Close: every response still being written ends too.
+	life context.Context
+	stop context.CancelFunc
 }
 
 // New returns an Engine serving srv. When srv is a *dispatch.Runtime (what
@@ -72,6 +75,7 @@ func New(srv transport.Server, opts *Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{srv: srv, o: o, pol: newPolicy(&o), sessions: newSessionTable(o.MaxSessions, o.SessionIdleTimeout)}
+	e.life, e.stop = context.WithCancel(context.Background())
 	if rt, ok := srv.(*dispatch.Runtime); ok {
 		e.reg = rt.Registry()
 		e.params.lookup = rt.Router().Tool
@@ -173,6 +177,30 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared, out Output) error {
 
 func accepted() *Response { return &Response{Status: http.StatusAccepted} }
 
+// bind returns ctx ended also by Close and, for a legacy request, by the
+// end of its session.
+func (e *Engine) bind(ctx context.Context, ls *legacySession) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stopLife := context.AfterFunc(e.life, cancel)
+	stopSession := func() bool { return false }
+	if ls != nil {
+		stopSession = context.AfterFunc(ls.ctx, cancel)
+	}
+	return ctx, func() { stopLife(); stopSession(); cancel() }
+}
+
+// ended answers a request whose reply never started because its session
+// (404) or the whole server (503) ended first; the client is still there.
+func (e *Engine) ended(ctx context.Context, ls *legacySession, out Output) error {
+	switch {
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case ls != nil && ls.ctx.Err() != nil:
+		return errorResponse(http.StatusNotFound, jsonrpc.NullID, invalidRequest("the session ended")).write(out)
+	}
+	return e.unavailable(jsonrpc.NullID, "server is shutting down").write(out)
+}
+
 func discard([]byte) error { return nil }
 
 // Drain begins a graceful shutdown: subscriptions/listen streams end with
@@ -189,11 +217,11 @@ func (e *Engine) Drain() {
 	}
 }
 
-// Close ends everything: Drain, then every legacy session and its calls.
-// Modern requests still running end when their clients see the connection
-// close (the Listener closes them).
+// Close ends everything: Drain, then every legacy session and every call,
+// and the responses still being written (one that has not started gets 503).
 func (e *Engine) Close() {
 	e.Drain()
+	e.stop()
 	e.sessions.closeAll()
 	e.streams.closeAll()
 }

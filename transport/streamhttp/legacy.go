@@ -114,13 +114,6 @@ func (e *Engine) legacyStatus(err *jsonrpc.Error) int {
 	return e.legacy.HTTPStatus(err)
 }
 
-// withSession returns ctx ended also when ls ends.
-func withSession(ctx context.Context, ls *legacySession) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(ls.ctx, cancel)
-	return ctx, func() { stop(); cancel() }
-}
-
 // execInit opens a session, runs initialize on it and, when it succeeds,
 // registers the session and names it in Mcp-Session-Id.
 func (e *Engine) execInit(ctx context.Context, p *Prepared, out Output) error {
@@ -180,14 +173,18 @@ func (e *Engine) execLegacyCall(ctx context.Context, p *Prepared, out Output) er
 	defer ls.done()
 	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
 	ls.sess.Deliver(context.WithoutCancel(ctx), p.body, rep)
-	ctx, stop := withSession(ctx, ls)
+	wctx, stop := e.bind(ctx, ls)
 	defer stop()
 	w := &writer{e: e, out: out, rep: rep, dialect: e.legacy, resumable: func() (*sse.Store, bool) {
 		st := sse.NewStore(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
 		ls.addStream(st, e.o.MaxStoredStreams)
 		return st, primes(ls.rev)
 	}}
-	return w.run(ctx)
+	err := w.run(wctx)
+	if !w.started && wctx.Err() != nil {
+		return e.ended(ctx, ls, out)
+	}
+	return err
 }
 
 // primes reports whether a revision opens SSE streams with a priming event
@@ -202,7 +199,7 @@ func (e *Engine) execGet(ctx context.Context, p *Prepared, out Output) error {
 	ls := p.ls
 	ls.begin()
 	defer ls.done()
-	ctx, stop := withSession(ctx, ls)
+	ctx, stop := e.bind(ctx, ls)
 	defer stop()
 	var buf []byte
 	if st := ls.stream(sse.StreamOf(p.lastEventID)); st != nil {

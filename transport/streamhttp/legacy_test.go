@@ -257,3 +257,26 @@ func initBody(rev string) string {
 	return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + rev +
 		`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 }
+
+// TestLegacyDeleteMidCall: ending a session answers its waiting POST (404)
+// and cancels the call.
+func TestLegacyDeleteMidCall(t *testing.T) {
+	f := newFixture(t)
+	ts := f.serve(t, &streamhttp.Options{StreamAfter: -1})
+	url := ts.URL + "/mcp"
+	sid := initialize(t, url, "2025-06-18")
+	got := make(chan answer, 1)
+	go func() {
+		got <- send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", sid),
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block"}}`)
+	}()
+	f.waitStarted(t, "block")
+	require.Equal(t, 200, send(t, nil, http.MethodDelete, url, legacyHeader("Mcp-Session-Id", sid), "").status)
+	a := <-got
+	assert.Equal(t, 404, a.status, a.body)
+	select {
+	case <-f.cancelled:
+	case <-timeAfter():
+		t.Fatal("the call was not cancelled")
+	}
+}

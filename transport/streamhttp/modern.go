@@ -102,6 +102,12 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 		e.streams.remove(sess)
 	}()
 	sess.Deliver(ctx, p.body, rep)
+	wctx, stop := e.bind(ctx, nil)
+	defer stop()
 	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect}
-	return w.run(ctx)
+	err := w.run(wctx)
+	if !w.started && wctx.Err() != nil {
+		return e.ended(ctx, nil, out)
+	}
+	return err
 }

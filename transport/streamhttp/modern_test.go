@@ -3,10 +3,13 @@ package streamhttp_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/transport/streamhttp"
 )
 
 const serverInfo = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"test","version":"1.0.0"}}`
@@ -182,4 +185,23 @@ func TestModernDisconnectCancels(t *testing.T) {
 		t.Fatal("the handler was not cancelled")
 	}
 	assert.ErrorIs(t, <-done, context.Canceled)
+}
+
+// TestEngineCloseEndsResponses: closing the Engine answers a request still
+// waiting for its handler (503) instead of leaving it open.
+func TestEngineCloseEndsResponses(t *testing.T) {
+	f := newFixture(t)
+	h := f.srv.HTTPHandler(&streamhttp.Options{StreamAfter: -1}).(*streamhttp.Handler)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	got := make(chan answer, 1)
+	go func() {
+		got <- send(t, nil, http.MethodPost, ts.URL+"/mcp", modern2026("tools/call", "Mcp-Name", "block"),
+			`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"block",`+meta+`}}`)
+	}()
+	f.waitStarted(t, "block")
+	h.Engine().Close()
+	a := <-got
+	assert.Equal(t, http.StatusServiceUnavailable, a.status, a.body)
+	<-f.cancelled
 }

@@ -29,8 +29,9 @@ type writer struct {
 	resumable func() (*sse.Store, bool)
 	header    http.Header // extra response headers
 
-	sse bool
-	buf []byte
+	sse     bool
+	started bool // the response's status line is written
+	buf     []byte
 }
 
 func (w *writer) run(ctx context.Context) error {
@@ -94,6 +95,7 @@ func (w *writer) begin(taken [][]byte) (*sse.Store, string) {
 	for k, v := range w.header {
 		h[k] = v
 	}
+	w.started = true
 	if err := w.out.Start(http.StatusOK, h); err != nil {
 		return nil, "" // the next write fails the same way
 	}
@@ -139,6 +141,7 @@ func (w *writer) json(msg []byte) error {
 	if status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", strconv.Itoa(int(max(w.e.o.RetryAfter.Seconds(), 1))))
 	}
+	w.started = true
 	if err := w.out.Start(status, h); err != nil {
 		return err
 	}

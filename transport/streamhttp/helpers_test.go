@@ -33,7 +33,7 @@ type fixture struct {
 	release chan struct{}
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{started: make(chan string, 16), cancelled: make(chan error, 16), release: make(chan struct{})}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1.0.0"}, nil)

@@ -1,0 +1,259 @@
+/* The functions of polymcp.h. Each checks what C can check cheaply — a
+ * forked child, a wait from inside a callback — before entering Go, then
+ * calls its pmcpgo_* export (exports.go). The per-thread last error and the
+ * callback trampolines live here too, because Go has no thread-local
+ * storage and cannot call C function pointers. */
+#include <pthread.h>
+#include <string.h>
+
+#include "shim.h"
+#include "_cgo_export.h"
+
+#define PMCP_VERSION "0.1.0"
+
+/* Set in the child by pthread_atfork: the Go runtime's other threads did
+ * not survive fork, so entering Go there could hang forever. */
+static volatile int forked;
+
+static void on_fork_child(void) { forked = 1; }
+
+__attribute__((constructor)) static void pmcp_init(void) { pthread_atfork(NULL, NULL, on_fork_child); }
+
+/* This thread's last failure, and how deep in host callbacks it is. */
+static __thread int err_code;
+static __thread char *err_msg;
+static __thread size_t err_len;
+static __thread int callback_depth;
+
+int pmcp_set_error(int code, const char *msg, size_t len) {
+  char *copy = pmcp_dup(msg, len);
+  if (copy != NULL) {
+    free(err_msg);
+    err_msg = copy;
+    err_len = len;
+  }
+  err_code = code;
+  return code;
+}
+
+char *pmcp_dup(const char *b, size_t len) {
+  char *p = malloc(len + 1);
+  if (p != NULL) {
+    if (len > 0) memcpy(p, b, len);
+    p[len] = 0;
+  }
+  return p;
+}
+
+#define SET_ERROR(code, lit) pmcp_set_error((code), (lit), sizeof(lit) - 1)
+#define GUARD()                                                                              \
+  do {                                                                                       \
+    if (forked) return SET_ERROR(POLYMCP_E_FORKED, "polymcp cannot be used after fork()"); \
+  } while (0)
+
+polymcp_server_callbacks *pmcp_copy_callbacks(const polymcp_server_callbacks *cb) {
+  if (cb == NULL) {
+    SET_ERROR(POLYMCP_E_INVALID, "callbacks are required");
+    return NULL;
+  }
+  if (cb->struct_size < sizeof(polymcp_server_callbacks)) {
+    SET_ERROR(POLYMCP_E_INVALID, "callbacks.struct_size is smaller than polymcp_server_callbacks 1.0");
+    return NULL;
+  }
+  if (cb->on_call == NULL) {
+    SET_ERROR(POLYMCP_E_INVALID, "callbacks.on_call is required");
+    return NULL;
+  }
+  polymcp_server_callbacks *c = malloc(sizeof *c);
+  if (c == NULL) {
+    SET_ERROR(POLYMCP_E_INTERNAL, "out of memory");
+    return NULL;
+  }
+  memcpy(c, cb, sizeof *c); /* fields of newer headers are ignored */
+  c->struct_size = sizeof *c;
+  return c;
+}
+
+void pmcp_on_call(const polymcp_server_callbacks *cb, uint64_t call, uint32_t kind, uint64_t tag,
+                  const char *params, size_t len) {
+  callback_depth++;
+  cb->on_call(cb->user, call, kind, tag, params, len);
+  callback_depth--;
+}
+
+void pmcp_on_cancel(const polymcp_server_callbacks *cb, uint64_t call) {
+  if (cb->on_cancel == NULL) return;
+  callback_depth++;
+  cb->on_cancel(cb->user, call);
+  callback_depth--;
+}
+
+void pmcp_on_log(const polymcp_server_callbacks *cb, int level, const char *msg, size_t len) {
+  if (cb->on_log == NULL) return;
+  callback_depth++;
+  cb->on_log(cb->user, level, msg, len);
+  callback_depth--;
+}
+
+void pmcp_on_closed(const polymcp_server_callbacks *cb) {
+  if (cb->on_closed == NULL) return;
+  callback_depth++;
+  cb->on_closed(cb->user);
+  callback_depth--;
+}
+
+void pmcp_send(polymcp_send_fn fn, void *user, const char *msg, size_t len) {
+  callback_depth++;
+  fn(user, msg, len);
+  callback_depth--;
+}
+
+/* ---- polymcp.h ---- */
+
+uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }
+
+const char *polymcp_version(void) { return PMCP_VERSION; }
+
+int polymcp_last_error(const char **msg, size_t *len) {
+  if (msg != NULL) *msg = err_msg != NULL ? err_msg : "";
+  if (len != NULL) *len = err_msg != NULL ? err_len : 0;
+  return err_code;
+}
+
+void polymcp_free(void *p) { free(p); }
+
+/* An input pointer may be NULL only with length 0. */
+#define INPUT(p, n)                                                                               \
+  do {                                                                                            \
+    if ((p) == NULL && (n) != 0) return SET_ERROR(POLYMCP_E_INVALID, #p " is NULL but its length is not 0"); \
+  } while (0)
+#define OUTPUT(p)                                                                   \
+  do {                                                                              \
+    if ((p) == NULL) return SET_ERROR(POLYMCP_E_INVALID, #p " must not be NULL"); \
+  } while (0)
+
+int polymcp_configure(const char *json, size_t len) {
+  GUARD();
+  INPUT(json, len);
+  return pmcpgo_configure((char *)json, len);
+}
+
+int polymcp_stats(char **json, size_t *len) {
+  GUARD();
+  OUTPUT(json);
+  OUTPUT(len);
+  return pmcpgo_stats(json, len);
+}
+
+int polymcp_server_new(const char *options_json, size_t len, const polymcp_server_callbacks *cb,
+                       polymcp_server_t *out) {
+  GUARD();
+  INPUT(options_json, len);
+  OUTPUT(out);
+  *out = 0;
+  polymcp_server_callbacks *copy = pmcp_copy_callbacks(cb);
+  if (copy == NULL) return err_code;
+  int rc = pmcpgo_server_new((char *)options_json, len, copy, out);
+  if (rc != POLYMCP_OK) free(copy);
+  return rc;
+}
+
+#define ADD(fn, go)                                                            \
+  int fn(polymcp_server_t s, const char *json, size_t len, uint64_t tag) {     \
+    GUARD();                                                                   \
+    INPUT(json, len);                                                          \
+    return go(s, (char *)json, len, tag);                                      \
+  }
+ADD(polymcp_server_add_tool, pmcpgo_server_add_tool)
+ADD(polymcp_server_add_resource, pmcpgo_server_add_resource)
+ADD(polymcp_server_add_resource_template, pmcpgo_server_add_resource_template)
+ADD(polymcp_server_add_prompt, pmcpgo_server_add_prompt)
+ADD(polymcp_server_set_completer, pmcpgo_server_set_completer)
+
+int polymcp_server_remove(polymcp_server_t s, uint64_t tag) {
+  GUARD();
+  return pmcpgo_server_remove(s, tag);
+}
+
+int polymcp_server_notify(polymcp_server_t s, const char *method, size_t mlen, const char *params_json,
+                          size_t plen) {
+  GUARD();
+  INPUT(method, mlen);
+  INPUT(params_json, plen);
+  return pmcpgo_server_notify(s, (char *)method, mlen, (char *)params_json, plen);
+}
+
+int polymcp_server_serve_stdio(polymcp_server_t s, const char *opts_json, size_t len) {
+  GUARD();
+  INPUT(opts_json, len);
+  return pmcpgo_server_serve_stdio(s, (char *)opts_json, len);
+}
+
+int polymcp_server_wait(polymcp_server_t s, int32_t timeout_ms) {
+  GUARD();
+  if (callback_depth > 0)
+    return SET_ERROR(POLYMCP_E_INVALID, "polymcp_server_wait cannot be called from a callback: it would deadlock");
+  return pmcpgo_server_wait(s, timeout_ms);
+}
+
+int polymcp_server_close(polymcp_server_t s) {
+  GUARD();
+  return pmcpgo_server_close(s);
+}
+
+int polymcp_server_free(polymcp_server_t s) {
+  GUARD();
+  return pmcpgo_server_free(s);
+}
+
+int polymcp_session_open(polymcp_server_t s, const char *opts_json, size_t len, polymcp_send_fn send,
+                         void *user, polymcp_session_t *out) {
+  GUARD();
+  INPUT(opts_json, len);
+  OUTPUT(out);
+  *out = 0;
+  if (send == NULL) return SET_ERROR(POLYMCP_E_INVALID, "send must not be NULL");
+  return pmcpgo_session_open(s, (char *)opts_json, len, send, user, out);
+}
+
+int polymcp_session_dispatch(polymcp_session_t ss, const char *msg, size_t len) {
+  GUARD();
+  INPUT(msg, len);
+  return pmcpgo_session_dispatch(ss, (char *)msg, len);
+}
+
+int polymcp_session_close(polymcp_session_t ss) {
+  GUARD();
+  return pmcpgo_session_close(ss);
+}
+
+int polymcp_call_complete(polymcp_call_t c, const char *result_json, size_t len) {
+  GUARD();
+  INPUT(result_json, len);
+  return pmcpgo_call_complete(c, (char *)result_json, len);
+}
+
+int polymcp_call_fail(polymcp_call_t c, int32_t code, const char *msg, size_t len) {
+  GUARD();
+  INPUT(msg, len);
+  return pmcpgo_call_fail(c, code, (char *)msg, len);
+}
+
+int polymcp_call_progress(polymcp_call_t c, const char *progress_json, size_t len) {
+  GUARD();
+  INPUT(progress_json, len);
+  return pmcpgo_call_progress(c, (char *)progress_json, len);
+}
+
+int polymcp_call_log(polymcp_call_t c, const char *log_json, size_t len) {
+  GUARD();
+  INPUT(log_json, len);
+  return pmcpgo_call_log(c, (char *)log_json, len);
+}
+
+int polymcp_call_info(polymcp_call_t c, char **json, size_t *len) {
+  GUARD();
+  OUTPUT(json);
+  OUTPUT(len);
+  return pmcpgo_call_info(c, json, len);
+}

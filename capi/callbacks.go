@@ -1,0 +1,42 @@
+package main
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import "unsafe"
+
+// cCallbacks implements host.Callbacks with a host's function pointers.
+// cb is the library's own malloc'd copy of the struct, freed after
+// on_closed, the last use.
+type cCallbacks struct {
+	cb *C.polymcp_server_callbacks
+}
+
+// bytesPtr passes a Go byte slice to C for the duration of one call, which
+// cgo allows for memory without Go pointers.
+func bytesPtr(b []byte) *C.char { return (*C.char)(unsafe.Pointer(unsafe.SliceData(b))) }
+
+func (c cCallbacks) OnCall(call uint64, kind uint32, tag uint64, params []byte) {
+	C.pmcp_on_call(c.cb, C.uint64_t(call), C.uint32_t(kind), C.uint64_t(tag), bytesPtr(params), C.size_t(len(params)))
+}
+
+func (c cCallbacks) OnCancel(call uint64) { C.pmcp_on_cancel(c.cb, C.uint64_t(call)) }
+
+func (c cCallbacks) OnLog(level int, msg []byte) {
+	C.pmcp_on_log(c.cb, C.int(level), bytesPtr(msg), C.size_t(len(msg)))
+}
+
+func (c cCallbacks) OnClosed() {
+	C.pmcp_on_closed(c.cb)
+	C.free(unsafe.Pointer(c.cb))
+}
+
+// cSender implements host.Sender with a session's send function.
+type cSender struct {
+	fn   C.polymcp_send_fn
+	user unsafe.Pointer // the host's, never dereferenced here
+}
+
+func (s cSender) Send(msg []byte) { C.pmcp_send(s.fn, s.user, bytesPtr(msg), C.size_t(len(msg))) }

@@ -1,0 +1,260 @@
+package main
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/polymcp/polymcp/capi/internal/host"
+	"github.com/polymcp/polymcp/core/jsonrpc"
+)
+
+// Every export has a named result rc and `defer guard(&rc)`, so a panic
+// anywhere below becomes POLYMCP_E_INTERNAL instead of killing the host.
+func guard(rc *C.int) {
+	if r := recover(); r != nil {
+		*rc = fail(&host.Error{Code: host.EInternal, Msg: fmt.Sprintf("polymcp internal error: %v", r)})
+	}
+}
+
+// fail records err as the thread's last error and returns its code.
+func fail(err error) C.int {
+	msg := err.Error()
+	return C.pmcp_set_error(C.int(host.CodeOf(err)), (*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
+}
+
+func result(err error) C.int {
+	if err == nil {
+		return 0
+	}
+	return fail(err)
+}
+
+// input copies a borrowed C buffer into Go memory (the caller may free it
+// as soon as we return; decoders may keep references into what they read).
+func input(p *C.char, n C.size_t) []byte {
+	if n == 0 {
+		return nil
+	}
+	return C.GoBytes(unsafe.Pointer(p), C.int(n))
+}
+
+// maxInput bounds one input: C.GoBytes takes an int32 length.
+const maxInput = 1<<31 - 1
+
+func tooLong(n C.size_t) error {
+	if n > maxInput {
+		return &host.Error{Code: host.EInvalid, Msg: "input longer than 2 GiB"}
+	}
+	return nil
+}
+
+// output hands b to the caller as a malloc'd, NUL-terminated buffer.
+func output(b []byte, p **C.char, n *C.size_t) C.int {
+	buf := C.pmcp_dup(bytesPtr(b), C.size_t(len(b)))
+	if buf == nil {
+		return fail(&host.Error{Code: host.EInternal, Msg: "out of memory"})
+	}
+	*p, *n = buf, C.size_t(len(b))
+	return 0
+}
+
+//export pmcpgo_configure
+func pmcpgo_configure(p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(host.Configure(input(p, n)))
+}
+
+//export pmcpgo_stats
+func pmcpgo_stats(p **C.char, n *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	b, err := jsonrpc.Marshal(host.CurrentStats())
+	if err != nil {
+		return fail(err)
+	}
+	return output(b, p, n)
+}
+
+//export pmcpgo_server_new
+func pmcpgo_server_new(p *C.char, n C.size_t, cb *C.polymcp_server_callbacks, out *C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	h, err := host.NewServer(input(p, n), cCallbacks{cb: cb})
+	if err != nil {
+		return fail(err)
+	}
+	*out = C.uint64_t(h)
+	return 0
+}
+
+func add(fn func(uint64, []byte, uint64) error, s C.uint64_t, p *C.char, n C.size_t, tag C.uint64_t) C.int {
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(fn(uint64(s), input(p, n), uint64(tag)))
+}
+
+//export pmcpgo_server_add_tool
+func pmcpgo_server_add_tool(s C.uint64_t, p *C.char, n C.size_t, tag C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return add(host.AddTool, s, p, n, tag)
+}
+
+//export pmcpgo_server_add_resource
+func pmcpgo_server_add_resource(s C.uint64_t, p *C.char, n C.size_t, tag C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return add(host.AddResource, s, p, n, tag)
+}
+
+//export pmcpgo_server_add_resource_template
+func pmcpgo_server_add_resource_template(s C.uint64_t, p *C.char, n C.size_t, tag C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return add(host.AddResourceTemplate, s, p, n, tag)
+}
+
+//export pmcpgo_server_add_prompt
+func pmcpgo_server_add_prompt(s C.uint64_t, p *C.char, n C.size_t, tag C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return add(host.AddPrompt, s, p, n, tag)
+}
+
+//export pmcpgo_server_set_completer
+func pmcpgo_server_set_completer(s C.uint64_t, p *C.char, n C.size_t, tag C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return add(host.SetCompleter, s, p, n, tag)
+}
+
+//export pmcpgo_server_remove
+func pmcpgo_server_remove(s C.uint64_t, tag C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return result(host.Remove(uint64(s), uint64(tag)))
+}
+
+//export pmcpgo_server_notify
+func pmcpgo_server_notify(s C.uint64_t, m *C.char, mn C.size_t, p *C.char, pn C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(max(mn, pn)); err != nil {
+		return fail(err)
+	}
+	method := input(m, mn)
+	if !utf8.Valid(method) {
+		return fail(&host.Error{Code: host.EInvalid, Msg: "method is not UTF-8"})
+	}
+	return result(host.Notify(uint64(s), string(method), input(p, pn)))
+}
+
+//export pmcpgo_server_serve_stdio
+func pmcpgo_server_serve_stdio(s C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(host.ServeStdio(uint64(s), input(p, n)))
+}
+
+//export pmcpgo_server_wait
+func pmcpgo_server_wait(s C.uint64_t, timeoutMs C.int32_t) (rc C.int) {
+	defer guard(&rc)
+	return result(host.Wait(uint64(s), int32(timeoutMs)))
+}
+
+//export pmcpgo_server_close
+func pmcpgo_server_close(s C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return result(host.Close(uint64(s)))
+}
+
+//export pmcpgo_server_free
+func pmcpgo_server_free(s C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return result(host.Free(uint64(s)))
+}
+
+//export pmcpgo_session_open
+func pmcpgo_session_open(s C.uint64_t, p *C.char, n C.size_t, send C.polymcp_send_fn, user unsafe.Pointer, out *C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	h, err := host.OpenSession(uint64(s), input(p, n), cSender{fn: send, user: user})
+	if err != nil {
+		return fail(err)
+	}
+	*out = C.uint64_t(h)
+	return 0
+}
+
+//export pmcpgo_session_dispatch
+func pmcpgo_session_dispatch(ss C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(host.Dispatch(uint64(ss), input(p, n)))
+}
+
+//export pmcpgo_session_close
+func pmcpgo_session_close(ss C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return result(host.CloseSession(uint64(ss)))
+}
+
+//export pmcpgo_call_complete
+func pmcpgo_call_complete(c C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(host.Complete(uint64(c), input(p, n)))
+}
+
+//export pmcpgo_call_fail
+func pmcpgo_call_fail(c C.uint64_t, code C.int32_t, p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	msg := input(p, n)
+	if !utf8.Valid(msg) {
+		return fail(&host.Error{Code: host.EInvalid, Msg: "message is not UTF-8"})
+	}
+	return result(host.Fail(uint64(c), int32(code), string(msg)))
+}
+
+//export pmcpgo_call_progress
+func pmcpgo_call_progress(c C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(host.Progress(uint64(c), input(p, n)))
+}
+
+//export pmcpgo_call_log
+func pmcpgo_call_log(c C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(host.Log(uint64(c), input(p, n)))
+}
+
+//export pmcpgo_call_info
+func pmcpgo_call_info(c C.uint64_t, p **C.char, n *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	b, err := host.Info(uint64(c))
+	if err != nil {
+		return fail(err)
+	}
+	return output(b, p, n)
+}

@@ -1,0 +1,377 @@
+/*
+ * polymcp.h — the C ABI of polymcp, an MCP (Model Context Protocol) server
+ * written in Go. This header is the manual: every function says who owns
+ * each pointer and from which threads it may be called.
+ *
+ * A server in five steps:
+ *
+ *     polymcp_server_callbacks cb = {sizeof cb, state, on_call, on_cancel, NULL, on_closed};
+ *     polymcp_server_t s;
+ *     polymcp_server_new("{\"name\":\"demo\"}", 15, &cb, &s);
+ *     polymcp_server_add_tool(s, tool_json, tool_len, TAG_ECHO);
+ *     polymcp_server_serve_stdio(s, NULL, 0);                  // returns at once
+ *     while (polymcp_server_wait(s, 100) == POLYMCP_E_TIMEOUT) {}  // stdin ended
+ *     polymcp_server_close(s);  ...wait again...  polymcp_server_free(s);
+ *
+ * on_call(user, call, kind, tag, params, len) gets each tools/call (and
+ * resources/read, prompts/get, completion/complete) of whatever you
+ * registered; answer it exactly once, inline or later from any thread, with
+ * polymcp_call_complete or polymcp_call_fail.
+ *
+ * Conventions (they hold for every function below):
+ *  - Return value: POLYMCP_OK (0) or a negative POLYMCP_E_* code; then
+ *    polymcp_last_error() says why, on the calling thread.
+ *  - Strings are UTF-8 with explicit lengths and need no NUL terminator.
+ *    Inputs are borrowed: the library copies what it keeps before the
+ *    function returns, so the caller may free or reuse them at once.
+ *    A NULL pointer with length 0 is an empty input.
+ *  - Outputs (char **) are allocated by the library, NUL-terminated after
+ *    their length for convenience, and owned by the caller, who releases
+ *    them with polymcp_free().
+ *  - Handles are 64-bit numbers, never pointers; 0 is never valid and no
+ *    number is ever reused. A handle that is stale, freed or of the wrong
+ *    type gives POLYMCP_E_BADHANDLE (a double free is an error, never a
+ *    crash).
+ *  - Any function may be called from any thread, concurrently. None blocks
+ *    on host callbacks except polymcp_server_wait, which is bounded by its
+ *    timeout. Callbacks run on the library's threads, several at once.
+ *  - In a child process after fork(), every function returns
+ *    POLYMCP_E_FORKED without entering the Go runtime (which does not
+ *    survive fork); only polymcp_last_error and polymcp_free still work.
+ *  - The library installs no signal handlers of its own beyond what the Go
+ *    runtime needs, and reads no environment variables for configuration
+ *    (use polymcp_configure). Its stdio transport writes to a dup() of the
+ *    output descriptor, so a client that hangs up is an error, not SIGPIPE.
+ *  - One process can hold only one Go c-shared library: loading
+ *    libpolymcp.so next to another library built with Go's
+ *    -buildmode=c-shared (or into a Go program) is unsupported by Go.
+ *
+ * Versioning: SONAME libpolymcp.so.1. Functions, enum values and callback
+ * fields are only ever added, with a minor bump; bindings should refuse a
+ * different POLYMCP_ABI_MAJOR or an older minor from polymcp_abi_version().
+ */
+#ifndef POLYMCP_H
+#define POLYMCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define POLYMCP_ABI_MAJOR 1
+#define POLYMCP_ABI_MINOR 0
+
+typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
+typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
+typedef uint64_t polymcp_session_t; /* one host-owned connection */
+
+/* Result codes. */
+enum {
+  POLYMCP_OK = 0,
+  POLYMCP_E_INVALID = -1,      /* bad argument, bad JSON, unknown option, misuse */
+  POLYMCP_E_BADHANDLE = -2,    /* handle never issued, of the wrong type, or freed */
+  POLYMCP_E_UNKNOWN_CALL = -3, /* the call was already completed, failed or cancelled */
+  POLYMCP_E_CLOSED = -4,       /* the server (or session) is closing or closed */
+  POLYMCP_E_FORKED = -5,       /* called in a child process after fork() */
+  POLYMCP_E_TIMEOUT = -6,      /* polymcp_server_wait: still running */
+  POLYMCP_E_IO = -7,           /* a descriptor or socket cannot be used */
+  POLYMCP_E_INTERNAL = -99     /* a bug in polymcp (a recovered panic); please report */
+};
+
+/* What an on_call is for, and what result object completes it. */
+enum {
+  POLYMCP_KIND_TOOL = 1,      /* tools/call: a CallToolResult {"content":[...], ...} */
+  POLYMCP_KIND_RESOURCE = 2,  /* resources/read: a ReadResourceResult {"contents":[...]} */
+  POLYMCP_KIND_PROMPT = 3,    /* prompts/get: a GetPromptResult {"messages":[...]} */
+  POLYMCP_KIND_COMPLETION = 4 /* completion/complete: a CompleteResult {"completion":{"values":[...]}} */
+};
+
+/* on_log levels (they are Go's log/slog levels). */
+enum {
+  POLYMCP_LOG_DEBUG = -4,
+  POLYMCP_LOG_INFO = 0,
+  POLYMCP_LOG_WARN = 4,
+  POLYMCP_LOG_ERROR = 8
+};
+
+/* ---- Process ----------------------------------------------------------- */
+
+/* (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR of the loaded library. Any thread. */
+uint32_t polymcp_abi_version(void);
+
+/* The release, e.g. "0.1.0". Static storage: never free it. Any thread. */
+const char *polymcp_version(void);
+
+/*
+ * Process-wide settings, as one JSON object (json is borrowed):
+ *   "max_procs": n     Go's GOMAXPROCS (threads running Go code at once);
+ *                      0 or absent leaves it unchanged.
+ *   "log_level": s     threshold of every server's on_log: "debug", "info",
+ *                      "warn" (default) or "error".
+ * Unknown members are POLYMCP_E_INVALID, and nothing is applied then.
+ * Any thread; settings apply to servers created before and after.
+ */
+int polymcp_configure(const char *json, size_t len);
+
+/*
+ * The last failure on the calling thread: returns its code and, when msg and
+ * len are not NULL, points *msg at its message (UTF-8, NUL-terminated,
+ * *len bytes before the NUL). The message is borrowed: it is valid until
+ * the next failing call on this thread. Successful calls do not clear it, so
+ * read it only right after a function returned an error. POLYMCP_OK with an
+ * empty message when this thread never failed. Any thread, also after fork.
+ */
+int polymcp_last_error(const char **msg, size_t *len);
+
+/* Releases a buffer the library handed out (char ** outputs). NULL is a
+ * no-op. Any thread, also after fork. */
+void polymcp_free(void *p);
+
+/*
+ * Live handle counts, for leak checks: {"servers":n,"calls":n,"sessions":n,
+ * "goroutines":n}. *json is owned by the caller (polymcp_free). Any thread.
+ */
+int polymcp_stats(char **json, size_t *len);
+
+/* ---- Servers ----------------------------------------------------------- */
+
+/*
+ * The host's callbacks. The library copies the struct; user is passed back
+ * untouched. Fields the host's header version does not know are left out by
+ * struct_size, which must be at least the size of this 1.0 layout.
+ *
+ * Every callback runs on a library thread, possibly several at once on
+ * different threads, and must return quickly: the thread is one of the
+ * server's bounded workers (max_concurrency). A callback may call any
+ * polymcp_* function except polymcp_server_wait (POLYMCP_E_INVALID: waiting
+ * there would deadlock).
+ */
+typedef struct polymcp_server_callbacks {
+  uint32_t struct_size; /* sizeof(polymcp_server_callbacks) */
+  void *user;
+
+  /*
+   * Required. A call to answer: kind is POLYMCP_KIND_*, tag is the tag the
+   * tool/resource/template/prompt/completer was registered with, and
+   * params (borrowed: valid only until on_call returns; not NUL-terminated)
+   * is a JSON object:
+   *   tool:       {"name","arguments":{...},"revision","_meta"?}
+   *   resource:   {"uri","variables"?:{name:value},"revision","_meta"?}
+   *   prompt:     {"name","arguments":{name:value},"revision","_meta"?}
+   *   completion: {"ref","argument":{"name","value"},"context"?,"revision","_meta"?}
+   * "arguments" of a tool were already validated against its inputSchema.
+   * Answer exactly once with polymcp_call_complete or polymcp_call_fail,
+   * inside on_call (fastest: nothing else is woken) or later from any
+   * thread, unless on_cancel comes first.
+   */
+  void (*on_call)(void *user, polymcp_call_t call, uint32_t kind, uint64_t tag,
+                  const char *params_json, size_t len);
+
+  /*
+   * Optional. The call will not be answered after all: the client cancelled
+   * it, its deadline (request_timeout_ms) passed, its connection went away
+   * or the server is closing. Stop the work; completing it now returns
+   * POLYMCP_E_UNKNOWN_CALL. on_cancel never comes for a call already
+   * completed or failed, and comes at most once.
+   */
+  void (*on_cancel)(void *user, polymcp_call_t call);
+
+  /* Optional. A diagnostic of the server (POLYMCP_LOG_*; msg borrowed, one
+   * line "message key=value ..."), at or above polymcp_configure's level. */
+  void (*on_log)(void *user, int level, const char *msg, size_t len);
+
+  /* Optional. The server finished closing. Always the last callback of the
+   * server: after it nothing is called again and the host may free user. */
+  void (*on_closed)(void *user);
+} polymcp_server_callbacks;
+
+/*
+ * Creates a server. options_json (borrowed; NULL/0 = all defaults) is an
+ * object with optional members:
+ *   "name", "version", "title"   serverInfo (default "polymcp-server", "0.0.0")
+ *   "instructions"               shown to the client at initialize
+ *   "revisions": [...]           revisions served (default: all, 2024-11-05..2026-07-28)
+ *   "max_concurrency": n         calls running at once (default 32); a call waiting
+ *                                for the host's answer counts as running
+ *   "max_queue": n               calls waiting for a slot (default 256; -1: none);
+ *                                beyond it: JSON-RPC -32603, data.reason "overloaded"
+ *   "request_timeout_ms": n      per-call deadline (default 30000; -1: none); past it
+ *                                the host gets on_cancel and the client -32603 "timeout"
+ *   "page_size": n               items per list page (default 100)
+ * Unknown members are POLYMCP_E_INVALID. cb is copied (borrowed), on_call is
+ * required. On success *out is the new handle. Any thread.
+ */
+int polymcp_server_new(const char *options_json, size_t len, const polymcp_server_callbacks *cb,
+                       polymcp_server_t *out);
+
+/*
+ * Registers a tool, resource, resource template or prompt by its JSON
+ * definition exactly as tools/list, resources/list, resources/templates/list
+ * or prompts/list show it (borrowed), under the host's tag, which on_call
+ * passes back. Each tag names one registration: reusing a tag of another
+ * item is POLYMCP_E_INVALID; registering an item with the name (or URI) of
+ * an existing one replaces it, and the old tag is dropped. A tool's
+ * inputSchema and outputSchema, when given, must have root "type":"object";
+ * an invalid definition is POLYMCP_E_INVALID. list_changed notifications go
+ * out by themselves. Any thread; POLYMCP_E_CLOSED once closing.
+ */
+int polymcp_server_add_tool(polymcp_server_t s, const char *tool_json, size_t len, uint64_t tag);
+int polymcp_server_add_resource(polymcp_server_t s, const char *resource_json, size_t len, uint64_t tag);
+int polymcp_server_add_resource_template(polymcp_server_t s, const char *template_json, size_t len,
+                                         uint64_t tag);
+int polymcp_server_add_prompt(polymcp_server_t s, const char *prompt_json, size_t len, uint64_t tag);
+
+/*
+ * Serves argument completion for a registered prompt or resource template,
+ * named by a completion/complete reference (borrowed):
+ * {"type":"ref/prompt","name":"..."} or {"type":"ref/resource","uri":"<uriTemplate>"}.
+ * Calls arrive as POLYMCP_KIND_COMPLETION with tag. Any thread.
+ */
+int polymcp_server_set_completer(polymcp_server_t s, const char *ref_json, size_t len, uint64_t tag);
+
+/* Removes what was registered under tag (POLYMCP_E_INVALID if nothing);
+ * list_changed follows. Calls already running are not affected. */
+int polymcp_server_remove(polymcp_server_t s, uint64_t tag);
+
+/*
+ * Sends a server notification (method and params borrowed). Supported:
+ * "notifications/resources/updated" with {"uri":"..."}, delivered to the
+ * clients subscribed to that URI. list_changed is sent by add and remove
+ * themselves; asking for it here is POLYMCP_E_INVALID. Any thread.
+ */
+int polymcp_server_notify(polymcp_server_t s, const char *method, size_t mlen, const char *params_json,
+                          size_t plen);
+
+/*
+ * Serves one client over stdio in the background and returns at once.
+ * opts_json (borrowed; NULL/0 = defaults): "in_fd" (0), "out_fd" (1),
+ * "max_line_bytes" (2000000; a longer line is answered -32600 and dropped),
+ * "write_timeout_ms" (5000; a client that stops reading for that long ends
+ * the transport). The library reads and writes duplicates of the
+ * descriptors (so EPIPE never raises SIGPIPE) and leaves the originals
+ * open. The transport ends at end of input, on a write failure, or on
+ * close; polymcp_server_wait reports that. POLYMCP_E_IO for a descriptor
+ * that is not open. Nothing but protocol messages is written to out_fd.
+ */
+int polymcp_server_serve_stdio(polymcp_server_t s, const char *opts_json, size_t len);
+
+/*
+ * Waits until the server is idle: no transport started by serve_* runs any
+ * more (stdio: the input ended) and no close is in progress (after close,
+ * that means on_closed has returned). POLYMCP_OK when idle (at once for a
+ * server that serves nothing), POLYMCP_E_TIMEOUT after timeout_ms
+ * (negative: no limit; 0: just poll). Hosts that must stay responsive
+ * (Python's Ctrl-C) wait in slices of ~100 ms. Any thread but a callback
+ * (POLYMCP_E_INVALID there).
+ */
+int polymcp_server_wait(polymcp_server_t s, int32_t timeout_ms);
+
+/*
+ * Starts closing and returns at once: transports stop, sessions close,
+ * every call still pending gets on_cancel, then on_closed comes last.
+ * Idempotent. Any thread, callbacks included.
+ */
+int polymcp_server_close(polymcp_server_t s);
+
+/*
+ * Releases the handle: later use of s is POLYMCP_E_BADHANDLE, and so is a
+ * second free. A server not yet closed is closed first, as by
+ * polymcp_server_close, and its callbacks go on until on_closed. Calls
+ * already delivered can still be completed. Any thread, callbacks included.
+ */
+int polymcp_server_free(polymcp_server_t s);
+
+/* ---- Host-owned connections -------------------------------------------- */
+
+/*
+ * Receives every message of a session: one JSON-RPC message (a JSON text,
+ * no line ending; borrowed until the callback returns). Called on library
+ * threads, several at once, and possibly on the thread inside
+ * polymcp_session_dispatch. Frame the messages as the transport needs
+ * (stdio: add '\n').
+ */
+typedef void (*polymcp_send_fn)(void *user, const char *msg, size_t len);
+
+/*
+ * Opens a connection whose bytes the host moves itself (its own stdio, a
+ * socket, a WebSocket): it speaks the same protocol, with the same single
+ * dispatcher, as the library's own transports. opts_json (borrowed;
+ * NULL/0 = defaults): "revision" fixes the revision of every message (as
+ * HTTP's MCP-Protocol-Version does; default negotiated by initialize or
+ * _meta), "batches" (default true) accepts JSON-RPC batches where the
+ * revision allows. send and user are kept until the session closes. Any thread.
+ */
+int polymcp_session_open(polymcp_server_t s, const char *opts_json, size_t len, polymcp_send_fn send,
+                         void *user, polymcp_session_t *out);
+
+/*
+ * Hands one incoming message (one JSON text; borrowed) to the session and
+ * returns without waiting for handlers. Answers and notifications reach
+ * send, maybe before this returns. Malformed messages are answered on the
+ * wire like any protocol error. Messages may be dispatched from several
+ * threads at once. POLYMCP_E_CLOSED after the session or server closed.
+ */
+int polymcp_session_dispatch(polymcp_session_t ss, const char *msg, size_t len);
+
+/*
+ * Ends the session: its pending calls get on_cancel, and once this returns
+ * send is never called again for it, so the host may free user. A second
+ * close is POLYMCP_E_BADHANDLE. Closing the server closes its sessions.
+ */
+int polymcp_session_close(polymcp_session_t ss);
+
+/* ---- Calls --------------------------------------------------------------
+ * A call handle is valid from on_call until it is completed, failed or
+ * cancelled (on_cancel); afterwards every function below returns
+ * POLYMCP_E_UNKNOWN_CALL for it. All of them may be called from any thread,
+ * inside on_call included, concurrently with each other.
+ */
+
+/*
+ * Answers the call with result_json (borrowed), the method's result object
+ * (see POLYMCP_KIND_*), e.g. {"content":[{"type":"text","text":"hi"}]} for
+ * a tool. The library adapts it to the client's revision. Exactly once:
+ * a second answer, or one after on_cancel, is POLYMCP_E_UNKNOWN_CALL.
+ * JSON that is not an object of the right shape is POLYMCP_E_INVALID and
+ * leaves the call pending, so it can still be answered.
+ */
+int polymcp_call_complete(polymcp_call_t c, const char *result_json, size_t len);
+
+/*
+ * Answers the call with a failure (msg borrowed, UTF-8). code 0 is a
+ * handler failure: for a tool, a result with "isError":true and msg as its
+ * text (the model sees it); otherwise JSON-RPC -32603 with msg. A
+ * resources/read failing with -32002 means "not found" and is answered the
+ * way the client's revision wants. Any other code is sent as that JSON-RPC
+ * error. Exactly once, like polymcp_call_complete.
+ */
+int polymcp_call_fail(polymcp_call_t c, int32_t code, const char *msg, size_t len);
+
+/*
+ * Reports progress on a pending call: {"progress":n,"total"?:n,"message"?:s}
+ * (borrowed). progress must increase. Without a progressToken from the
+ * client nothing is sent and the result is POLYMCP_OK. At most 1000
+ * updates per call; messages up to 4096 bytes.
+ */
+int polymcp_call_progress(polymcp_call_t c, const char *progress_json, size_t len);
+
+/*
+ * Sends a log message tied to the call: {"level":"info","logger"?:s,"data":any}
+ * (borrowed), if the client's logging level lets it through.
+ */
+int polymcp_call_log(polymcp_call_t c, const char *log_json, size_t len);
+
+/*
+ * Describes the call's request beyond what on_call gives: {"method",
+ * "revision","_meta"?,"clientInfo"?,"clientCapabilities"?}. *json is owned
+ * by the caller (polymcp_free).
+ */
+int polymcp_call_info(polymcp_call_t c, char **json, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POLYMCP_H */

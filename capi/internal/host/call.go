@@ -1,0 +1,208 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/router"
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+// Call states. A call leaves statePending exactly once: to stateCompleting
+// (won by Complete or Fail, which then publish the outcome and move to
+// stateCompleted) or to stateCancelled (won by the handler when its context
+// ends first).
+const (
+	statePending uint32 = iota
+	stateCompleting
+	stateCompleted
+	stateCancelled
+)
+
+// Call is one polymcp_call_t: a handler invocation waiting for the host.
+type Call struct {
+	handle uint64
+	kind   uint32
+	key    string // the resource URI, for a not-found failure
+	req    *router.Request
+	state  atomic.Uint32
+	done   chan struct{} // closed once the outcome is published
+
+	result any // *spec.CallToolResult, *spec.ReadResourceResult, ...
+	err    error
+}
+
+// invoke hands one handler invocation to the host and returns its outcome.
+// The host may complete inside on_call (then no goroutine is woken) or
+// later from any thread; if ctx ends first (client cancel, deadline,
+// transport gone, server closed) the host gets on_cancel instead and any
+// later Complete fails with EUnknownCall.
+func (s *Server) invoke(ctx context.Context, req *router.Request, kind uint32, tag uint64, key string, params *[]byte) (any, error) {
+	c := &Call{kind: kind, key: key, req: req, done: make(chan struct{})}
+	c.handle = calls.add(c)
+	s.cb.OnCall(c.handle, kind, tag, *params)
+	putParams(params)
+	if c.state.Load() != stateCompleted {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			if c.state.CompareAndSwap(statePending, stateCancelled) {
+				calls.remove(c.handle)
+				s.cb.OnCancel(c.handle)
+				return nil, context.Cause(ctx)
+			}
+			<-c.done // a completion won the race and is publishing
+		}
+	}
+	return c.result, c.err
+}
+
+func lookupCall(h uint64) (*Call, error) {
+	return calls.get(h, EUnknownCall, "was already completed, failed or cancelled")
+}
+
+// settle publishes an outcome if the call is still pending.
+func (c *Call) settle(result any, err error) error {
+	if !c.state.CompareAndSwap(statePending, stateCompleting) {
+		return errorf(EUnknownCall, "call %#x was already completed, failed or cancelled", c.handle)
+	}
+	calls.remove(c.handle)
+	c.result, c.err = result, err
+	c.state.Store(stateCompleted)
+	close(c.done)
+	return nil
+}
+
+// Complete answers call h with result, the method's result object. Bad
+// JSON leaves the call pending, so the host can still answer it.
+func Complete(h uint64, result []byte) error {
+	c, err := lookupCall(h)
+	if err != nil {
+		return err
+	}
+	res, err := decodeResult(c.kind, result)
+	if err != nil {
+		return err
+	}
+	return c.settle(res, nil)
+}
+
+func decodeResult(kind uint32, raw []byte) (any, error) {
+	var v any
+	switch kind {
+	case KindTool:
+		v = &spec.CallToolResult{}
+	case KindResource:
+		v = &spec.ReadResourceResult{}
+	case KindPrompt:
+		v = &spec.GetPromptResult{}
+	default:
+		v = &spec.CompleteResult{}
+	}
+	if firstByte(raw) != '{' {
+		return nil, errorf(EInvalid, "result must be a JSON object")
+	}
+	if err := jsonrpc.Unmarshal(raw, v); err != nil {
+		return nil, errorf(EInvalid, "result: %v", err)
+	}
+	return v, nil
+}
+
+// Fail answers call h with an error. code 0 means a handler failure: for a
+// tool, an isError result with msg as its text (the model sees it); for
+// the others, -32603 with msg. A resource failing with -32002 is a
+// not-found, which each revision answers its own way. Any other code is
+// sent as that JSON-RPC error.
+func Fail(h uint64, code int32, msg string) error {
+	c, err := lookupCall(h)
+	if err != nil {
+		return err
+	}
+	switch {
+	case code == 0 && c.kind == KindTool:
+		return c.settle(spec.ErrorResult(msg), nil)
+	case code == 0:
+		return c.settle(nil, errors.New(msg))
+	case code == jsonrpc.CodeResourceNotFound && c.kind == KindResource:
+		return c.settle(nil, &router.NotFoundError{URI: c.key})
+	}
+	return c.settle(nil, &jsonrpc.Error{Code: int64(code), Message: msg, Kind: jsonrpc.KindExecution})
+}
+
+// progressParams is polymcp_call_progress's JSON.
+type progressParams struct {
+	Progress *float64 `json:"progress"`
+	Total    *float64 `json:"total"`
+	Message  string   `json:"message"`
+}
+
+// Progress reports progress on a pending call; without a progressToken
+// from the client it does nothing.
+func Progress(h uint64, raw []byte) error {
+	c, err := lookupCall(h)
+	if err != nil {
+		return err
+	}
+	var p progressParams
+	if err := decodeDef(raw, "progress", &p); err != nil {
+		return err
+	}
+	if p.Progress == nil {
+		return errorf(EInvalid, "progress: the progress member is required")
+	}
+	if err := c.req.Progress(*p.Progress, p.Total, p.Message); err != nil {
+		return errorf(EInvalid, "%v", err)
+	}
+	return nil
+}
+
+// logParams is polymcp_call_log's JSON.
+type logParams struct {
+	Level  spec.LoggingLevel `json:"level"`
+	Logger string            `json:"logger"`
+	Data   any               `json:"data"`
+}
+
+// Log sends notifications/message tied to a pending call, if the client's
+// log level lets it through.
+func Log(h uint64, raw []byte) error {
+	c, err := lookupCall(h)
+	if err != nil {
+		return err
+	}
+	var p logParams
+	if err := decodeDef(raw, "log", &p); err != nil {
+		return err
+	}
+	if err := c.req.Log(p.Level, p.Logger, p.Data); err != nil {
+		return errorf(EInvalid, "%v", err)
+	}
+	return nil
+}
+
+// callInfo is polymcp_call_info's JSON.
+type callInfo struct {
+	Method             string                   `json:"method"`
+	Revision           string                   `json:"revision"`
+	Meta               spec.Meta                `json:"_meta,omitempty"`
+	ClientInfo         *spec.Implementation     `json:"clientInfo,omitempty"`
+	ClientCapabilities *spec.ClientCapabilities `json:"clientCapabilities,omitempty"`
+}
+
+// Info describes a pending call: the parts of the request on_call leaves
+// out because few handlers need them.
+func Info(h uint64) ([]byte, error) {
+	c, err := lookupCall(h)
+	if err != nil {
+		return nil, err
+	}
+	r := c.req
+	b, err := jsonrpc.Marshal(callInfo{Method: r.Method, Revision: r.Revision, Meta: r.Meta,
+		ClientInfo: r.ClientInfo, ClientCapabilities: r.ClientCapabilities})
+	if err != nil {
+		return nil, errorf(EInternal, "call info: %v", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,37 @@
+package host
+
+import (
+	"context"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/polymcp/polymcp/transport/stdio"
+)
+
+// ServeStdio serves one client over a pair of descriptors (stdin and
+// stdout by default) in the background. The transport writes through a
+// duplicate of the output descriptor, so a client that went away is an
+// EPIPE error here, never a SIGPIPE that kills the host.
+func ServeStdio(h uint64, options []byte) error {
+	var cfg StdioConfig
+	if err := decodeStrict(options, "stdio options", &cfg); err != nil {
+		return err
+	}
+	in, out, err := cfg.fds()
+	if err != nil {
+		return err
+	}
+	for _, fd := range []int{in, out} {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+			return errorf(EIO, "stdio: descriptor %d: %v", fd, err)
+		}
+	}
+	s, err := openServer(h)
+	if err != nil {
+		return err
+	}
+	opts := cfg.options(s.log)
+	return s.startTransport("stdio", func(ctx context.Context) error {
+		return stdio.ServeFD(ctx, s.srv, in, out, opts)
+	})
+}

@@ -1,0 +1,29 @@
+/* Internal glue between polymcp.h's C functions (abi.c) and the Go
+ * exports (pmcpgo_*). Nothing here is exported from the library: the
+ * version script keeps only polymcp_*. */
+#ifndef PMCP_SHIM_H
+#define PMCP_SHIM_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include "include/polymcp.h"
+
+/* Records this thread's last failure; copies msg. Returns code. */
+int pmcp_set_error(int code, const char *msg, size_t len);
+
+/* A malloc'd copy of b with a NUL after len bytes; NULL if out of memory. */
+char *pmcp_dup(const char *b, size_t len);
+
+/* Copies a host's callbacks struct; NULL (with the error recorded) if it
+ * is unusable. */
+polymcp_server_callbacks *pmcp_copy_callbacks(const polymcp_server_callbacks *cb);
+
+/* Calls into the host, counting the callback depth of the thread. */
+void pmcp_on_call(const polymcp_server_callbacks *cb, uint64_t call, uint32_t kind, uint64_t tag,
+                  const char *params, size_t len);
+void pmcp_on_cancel(const polymcp_server_callbacks *cb, uint64_t call);
+void pmcp_on_log(const polymcp_server_callbacks *cb, int level, const char *msg, size_t len);
+void pmcp_on_closed(const polymcp_server_callbacks *cb);
+void pmcp_send(polymcp_send_fn fn, void *user, const char *msg, size_t len);
+
+#endif

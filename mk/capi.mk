@@ -1,0 +1,58 @@
+# The C ABI: build/libpolymcp.so (SONAME libpolymcp.so.1, only polymcp_*
+# exported), build/polymcp.h, build/polymcp.pc, the C example and the C
+# test program. Included by the top-level Makefile, which defines GO,
+# GOFLAGS and BUILD.
+
+CC            ?= cc
+CAPI_LIB      := $(BUILD)/libpolymcp.so
+CAPI_SONAME   := libpolymcp.so.1
+CAPI_HDR      := $(BUILD)/polymcp.h
+CAPI_PC       := $(BUILD)/polymcp.pc
+CAPI_EXAMPLE  := $(BUILD)/examples/c/echo_server
+CAPI_TESTPROG := $(BUILD)/capi/abi_test
+CAPI_VERSION  := 0.1.0
+CAPI_ABSBUILD  = $(abspath $(BUILD))
+CAPI_CFLAGS   ?= -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror
+CAPI_LDLIBS    = -L$(BUILD) -lpolymcp -lpthread -Wl,-rpath,$(CAPI_ABSBUILD)
+# valgrind runs the C test program; Go's runtime keeps memory it never
+# frees, so only definite leaks and invalid accesses fail the run.
+VALGRIND      ?= valgrind
+VALGRIND_OPTS ?= --error-exitcode=9 --errors-for-leak-kinds=definite --leak-check=full \
+		--suppressions=capi/capitest/valgrind.supp --quiet
+
+.PHONY: build-capi test-capi check-memory
+
+build-capi: $(CAPI_LIB) $(CAPI_HDR) $(CAPI_PC) $(CAPI_EXAMPLE) ## build libpolymcp.so, polymcp.h, polymcp.pc and the C example
+
+# go build decides itself whether anything changed.
+$(CAPI_LIB): FORCE
+	@mkdir -p $(BUILD)
+	$(GO) build $(GOFLAGS) -trimpath -buildmode=c-shared \
+		-ldflags="-extldflags '-Wl,-soname,$(CAPI_SONAME) -Wl,--version-script=$(abspath capi/polymcp.map)'" \
+		-o $@ ./capi
+	@rm -f $(BUILD)/libpolymcp.h # cgo's generated header; polymcp.h is the real one
+	ln -sf libpolymcp.so $(BUILD)/$(CAPI_SONAME)
+
+$(CAPI_HDR): capi/include/polymcp.h
+	@mkdir -p $(BUILD)
+	cp $< $@
+
+$(CAPI_PC): capi/polymcp.pc.in
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(CAPI_ABSBUILD)|' -e 's|@VERSION@|$(CAPI_VERSION)|' $< > $@
+
+$(CAPI_EXAMPLE): examples/c/echo_server.c $(CAPI_HDR) $(CAPI_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CAPI_CFLAGS) -I$(BUILD) -o $@ $< $(CAPI_LDLIBS)
+
+$(CAPI_TESTPROG): capi/capitest/testdata/abi_test.c $(CAPI_HDR) $(CAPI_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CAPI_CFLAGS) -I$(BUILD) -o $@ $< $(CAPI_LDLIBS)
+
+test-capi: build-capi $(CAPI_TESTPROG) ## C ABI: the C test program, the cgo tests and the example's stdio rules
+	$(CAPI_TESTPROG)
+	$(GO) test -race -count=1 ./capi/internal/...
+	POLYMCP_CAPI_BUILD=$(CAPI_ABSBUILD) $(GO) test -count=1 ./capi/capitest/...
+
+check-memory: build-capi $(CAPI_TESTPROG) ## the C test program under valgrind
+	$(VALGRIND) $(VALGRIND_OPTS) $(CAPI_TESTPROG)

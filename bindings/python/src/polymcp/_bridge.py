@@ -1,0 +1,191 @@
+"""Calls from the core to Python handlers, whatever carries them.
+
+``on_call`` and ``on_cancel`` run on the core's threads. A sync handler
+runs right there and its answer is sent before on_call returns (no event
+loop, no thread hop: the fast path). An async handler becomes a Task on
+the binding's loop (or the caller's); cancelling the call cancels the Task
+and nothing is answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+from ._context import Context, InputRequired
+from ._convert import dumps
+from ._errors import INVALID_PARAMS, McpError, error_message
+from ._jsonable import to_jsonable
+from ._registry import Registry
+
+__all__ = ["Bridge", "NativeCalls"]
+
+#: polymcp_call_fail's code for "a handler failure" (isError for tools, -32603 otherwise).
+HANDLER_FAILURE = 0
+
+
+class NativeCalls(Protocol):
+    """The call half of the native library; every method may be called from
+    any thread and returns a POLYMCP status (0 is OK)."""
+
+    def complete(self, call: int, result: bytes) -> int: ...
+
+    def fail(self, call: int, code: int, message: bytes) -> int: ...
+
+    def progress(self, call: int, payload: bytes) -> int: ...
+
+    def log(self, call: int, payload: bytes) -> int: ...
+
+    def info(self, call: int) -> bytes | None: ...
+
+
+class _Pending:
+    """One call in flight; it is also the CallPort of the call's Context."""
+
+    __slots__ = ("calls", "call", "ctx", "task", "cancelled")
+
+    def __init__(self, calls: NativeCalls, call: int) -> None:
+        self.calls = calls
+        self.call = call
+        self.ctx: Context | None = None
+        self.task: asyncio.Task[dict[str, Any]] | None = None
+        self.cancelled = False
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        payload: dict[str, Any] = {"progress": progress}
+        if total is not None:
+            payload["total"] = total
+        if message:
+            payload["message"] = message
+        self.calls.progress(self.call, dumps(payload).encode())
+
+    def log(self, level: str, data: Any, logger: str | None) -> None:
+        payload: dict[str, Any] = {"level": level, "data": to_jsonable(data)}
+        if logger:
+            payload["logger"] = logger
+        self.calls.log(self.call, dumps(payload).encode())
+
+    def info(self) -> dict[str, Any]:
+        raw = self.calls.info(self.call)
+        if not raw:
+            return {}
+        value = json.loads(raw)
+        return value if isinstance(value, dict) else {}
+
+    def supports_input(self) -> bool:
+        return False  # ABI 1.0 has no input-required outcome yet
+
+
+class Bridge:
+    """Answers the calls of one native server from a Registry."""
+
+    def __init__(self, registry: Registry, calls: NativeCalls,
+                 loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
+        self._registry = registry
+        self._calls = calls
+        self._loop_source = loop
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending: dict[int, _Pending] = {}
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending)
+
+    def on_call(self, call: int, kind: int, tag: int, params: bytes) -> None:
+        """Never raises: every failure is answered on the call."""
+        pending = _Pending(self._calls, call)
+        try:
+            args = json.loads(params)
+            entry = self._registry.entries.get(tag)
+            if entry is None or entry.kind != kind:
+                raise McpError(INVALID_PARAMS, f"{_what(args)} is no longer registered")
+            ctx = Context(pending, args.get("_meta"), args.get("revision"),
+                          args.get("inputResponses"))
+            pending.ctx = ctx
+            self._pending[call] = pending
+            outcome = entry.run(args, ctx)
+        except BaseException as err:  # noqa: BLE001 - a callback must not raise
+            self._pending.pop(call, None)
+            self._fail(call, err)
+            return
+        if isinstance(outcome, dict):
+            self._pending.pop(call, None)
+            self._complete(call, outcome)
+        else:
+            self._schedule(pending, outcome)
+
+    def on_cancel(self, call: int) -> None:
+        pending = self._pending.get(call)
+        if pending is None:
+            return
+        pending.cancelled = True
+        if pending.ctx is not None:
+            pending.ctx._cancel()
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            # Runs after _start for this call, which was queued first.
+            loop.call_soon_threadsafe(_cancel_task, pending)
+
+    def _schedule(self, pending: _Pending, coro: Coroutine[Any, Any, dict[str, Any]]) -> None:
+        try:
+            loop = self._loop
+            if loop is None or loop.is_closed():
+                loop = self._loop = self._loop_source()
+            loop.call_soon_threadsafe(self._start, pending, coro)
+        except BaseException as err:  # noqa: BLE001 - the loop is gone: answer anyway
+            coro.close()
+            self._pending.pop(pending.call, None)
+            self._fail(pending.call, err)
+
+    def _start(self, pending: _Pending, coro: Coroutine[Any, Any, dict[str, Any]]) -> None:
+        if pending.cancelled:
+            coro.close()
+            self._pending.pop(pending.call, None)
+            return
+        task = asyncio.get_running_loop().create_task(coro)
+        pending.task = task
+        task.add_done_callback(lambda t: self._finished(pending, t))
+
+    def _finished(self, pending: _Pending, task: asyncio.Task[dict[str, Any]]) -> None:
+        self._pending.pop(pending.call, None)
+        if task.cancelled():
+            if not pending.cancelled:  # the handler cancelled itself: still answer once
+                self._fail(pending.call, McpError(HANDLER_FAILURE, "the handler was cancelled"))
+            return
+        err = task.exception()
+        if err is not None:
+            self._fail(pending.call, err)
+        else:
+            self._complete(pending.call, task.result())
+
+    def _complete(self, call: int, result: dict[str, Any]) -> None:
+        try:
+            body = dumps(result).encode()
+        except (TypeError, ValueError) as err:
+            self._fail(call, err)
+            return
+        self._calls.complete(call, body)
+
+    def _fail(self, call: int, err: BaseException) -> None:
+        if isinstance(err, McpError):
+            code, message = err.code, err.message
+        elif isinstance(err, InputRequired):
+            code, message = HANDLER_FAILURE, "input-required outcomes are not supported yet"
+        else:
+            code, message = HANDLER_FAILURE, error_message(err)
+        self._calls.fail(call, code, message.encode())
+
+
+def _cancel_task(pending: _Pending) -> None:
+    if pending.task is not None:
+        pending.task.cancel()
+
+
+def _what(args: Any) -> str:
+    if isinstance(args, dict):
+        for key in ("name", "uri"):
+            if isinstance(args.get(key), str):
+                return repr(args[key])
+    return "the handler"

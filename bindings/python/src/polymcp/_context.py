@@ -1,0 +1,194 @@
+"""The ``Context`` a handler asks for by annotating a parameter with it.
+
+Progress and log messages are handed to the core without blocking, so the
+methods work the same from ``def`` and ``async def`` handlers: they send at
+once and return an awaitable that is already done (``await`` it or not).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from typing import Any, Literal, Protocol
+
+from ._errors import InputRequiredUnsupported
+
+__all__ = ["CallPort", "Context", "InputRequired", "LogLevel", "LOG_LEVELS"]
+
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+LOG_LEVELS: tuple[str, ...] = ("debug", "info", "notice", "warning", "error", "critical", "alert",
+                               "emergency")
+
+
+class CallPort(Protocol):
+    """What a Context needs from the call it belongs to. Each method may be
+    called from any thread and must not block."""
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None: ...
+
+    def log(self, level: str, data: Any, logger: str | None) -> None: ...
+
+    def info(self) -> dict[str, Any]:
+        """The call's request details: ``method``, ``revision``, ``_meta``,
+        ``clientInfo``, ``clientCapabilities`` (those the core knows)."""
+        ...
+
+    def supports_input(self) -> bool:
+        """Whether the core can carry input-required outcomes for this call."""
+        ...
+
+
+class InputRequired(BaseException):
+    """Raised inside a handler by ``elicit``/``sample``/``roots`` when the
+    answer is not there yet. The binding turns it into the core's
+    input-required outcome (MRTR on 2026-07-28, real server-to-client
+    requests on older revisions); the core invokes the handler again with
+    the answers, and the same call then returns instead of raising. It is a
+    BaseException so that a handler's ``except Exception`` does not swallow it.
+    """
+
+    def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
+        super().__init__(sorted(requests))
+        self.requests = requests
+
+
+class Sent:
+    """An awaitable that is already complete: the message went out when the
+    method was called."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return
+        yield  # pragma: no cover - makes this a generator
+
+    def __repr__(self) -> str:
+        return "<sent>"
+
+
+_SENT = Sent()
+
+
+class Context:
+    """One request as its handler sees it.
+
+    ``meta`` is the request's ``params._meta``; ``revision`` the protocol
+    revision it speaks; ``cancelled`` turns true when the client cancels
+    (async handlers are cancelled with CancelledError as well)."""
+
+    __slots__ = ("_port", "_meta", "_revision", "_info", "_cancelled", "_responses", "_asked")
+
+    def __init__(self, port: CallPort, meta: dict[str, Any] | None = None,
+                 revision: str | None = None,
+                 input_responses: dict[str, Any] | None = None) -> None:
+        self._port = port
+        self._meta = meta
+        self._revision = revision
+        self._info: dict[str, Any] | None = None
+        self._cancelled = False
+        self._responses = input_responses or {}
+        self._asked = 0
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        if self._meta is None:
+            meta = self._details().get("_meta")
+            self._meta = meta if isinstance(meta, dict) else {}
+        return self._meta
+
+    @property
+    def revision(self) -> str:
+        if self._revision is None:
+            self._revision = str(self._details().get("revision", ""))
+        return self._revision
+
+    @property
+    def client_info(self) -> dict[str, Any]:
+        """The client's name and version (empty when the core does not know them)."""
+        info = self._details().get("clientInfo")
+        return info if isinstance(info, dict) else {}
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        caps = self._details().get("clientCapabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    @property
+    def progress_token(self) -> str | int | None:
+        token = self.meta.get("progressToken")
+        return token if isinstance(token, (str, int)) else None
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def _cancel(self) -> None:
+        self._cancelled = True
+
+    def _details(self) -> dict[str, Any]:
+        if self._info is None:
+            self._info = self._port.info()
+        return self._info
+
+    def report_progress(self, progress: float, total: float | None = None,
+                        message: str | None = None) -> Sent:
+        """Reports progress. The core sends it only when the client asked (a
+        progressToken) and progress increases; otherwise it is dropped."""
+        _finite("progress", progress)
+        if total is not None:
+            _finite("total", total)
+        self._port.progress(float(progress), None if total is None else float(total), message)
+        return _SENT
+
+    def log(self, level: LogLevel, data: Any, logger: str | None = None) -> Sent:
+        """Sends a log message about this request, if the client's level lets it through."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; one of {', '.join(LOG_LEVELS)}")
+        self._port.log(level, data, logger)
+        return _SENT
+
+    def debug(self, data: Any, logger: str | None = None) -> Sent:
+        return self.log("debug", data, logger)
+
+    def info(self, data: Any, logger: str | None = None) -> Sent:
+        return self.log("info", data, logger)
+
+    def warning(self, data: Any, logger: str | None = None) -> Sent:
+        return self.log("warning", data, logger)
+
+    def error(self, data: Any, logger: str | None = None) -> Sent:
+        return self.log("error", data, logger)
+
+    async def elicit(self, message: str, requested_schema: dict[str, Any]) -> dict[str, Any]:
+        """Asks the user for input described by a flat object schema; returns
+        ``{"action": "accept"|"decline"|"cancel", "content": {...}}``."""
+        return dict(self._ask("elicitation/create",
+                              {"message": message, "requestedSchema": requested_schema}))
+
+    async def sample(self, messages: list[dict[str, Any]], max_tokens: int,
+                     **options: Any) -> dict[str, Any]:
+        """Asks the client's model for a completion (sampling/createMessage)."""
+        return dict(self._ask("sampling/createMessage",
+                              {"messages": messages, "maxTokens": max_tokens, **options}))
+
+    async def roots(self) -> list[dict[str, Any]]:
+        """The client's roots (roots/list)."""
+        answer = self._ask("roots/list", {})
+        return list(answer.get("roots", []))
+
+    def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        # Questions are keyed by their order in the handler, which re-runs
+        # from the start on each retry and so asks them in the same order.
+        key = f"q{self._asked}"
+        self._asked += 1
+        answer = self._responses.get(key)
+        if isinstance(answer, dict):
+            return answer
+        if not self._port.supports_input():
+            raise InputRequiredUnsupported(method)
+        raise InputRequired({key: {"method": method, "params": params}})
+
+
+def _finite(name: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")

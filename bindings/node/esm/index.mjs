@@ -13,4 +13,5 @@ export const {
   NativeError,
   ResourceTemplate,
   ValidationError,
+  version,
 } = polymcp;

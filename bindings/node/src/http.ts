@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-import type { NativeBinding } from "./native";
+import type { NativeBinding, NativeServer } from "./native";
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
@@ -52,7 +52,7 @@ export function headerPairs(req: IncomingMessage): [string, string][] {
 /** Builds the (req, res) handler; exchanges are answered through the server's event stream. */
 export function createHttpHandler(
   n: NativeBinding,
-  server: bigint,
+  server: NativeServer,
   register: (exchange: bigint, res: ServerResponse) => void,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
 ): HttpHandler {

@@ -27,3 +27,10 @@ export { ValidationError, type StandardSchemaV1, type SchemaShape, type SchemaIn
 export { DEFAULT_MAX_BODY_BYTES, type HttpHandler } from "./http";
 export { MAX_COMPLETION_VALUES, type ToolReturn, type ResourceReturn, type PromptReturn, type CompletionReturn } from "./results";
 export * from "./types";
+
+import { native } from "./native";
+
+/** The polymcp core's version (libpolymcp's polymcp_version). */
+export function version(): string {
+  return native().version();
+}

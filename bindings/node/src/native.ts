@@ -39,26 +39,29 @@ export type CallKind = (typeof CallKind)[keyof typeof CallKind];
  */
 export type EventCallback = (type: EventType, call: bigint, kind: number, tag: number, payload: string | Buffer | undefined) => void;
 
+/** A native server: an opaque token owned by the addon. */
+export type NativeServer = object & { readonly __polymcpServer: unique symbol };
+
 /** The addon's exports. Management functions throw NativeError; call_* functions return a status. */
 export interface NativeBinding {
   /** Loads libpolymcp from path; returns its (MAJOR<<16)|MINOR. */
   load(path: string): number;
   version(): string;
-  serverNew(optionsJson: string, onEvent: EventCallback): bigint;
-  serverAddTool(server: bigint, json: string, tag: number): void;
-  serverAddResource(server: bigint, json: string, tag: number): void;
-  serverAddPrompt(server: bigint, json: string, tag: number): void;
-  serverRemove(server: bigint, tag: number): void;
-  serverNotify(server: bigint, method: string, paramsJson: string): void;
-  serveStdio(server: bigint): void;
+  serverNew(optionsJson: string, onEvent: EventCallback): NativeServer;
+  serverAddTool(server: NativeServer, json: string, tag: number): void;
+  serverAddResource(server: NativeServer, json: string, tag: number): void;
+  serverAddPrompt(server: NativeServer, json: string, tag: number): void;
+  serverRemove(server: NativeServer, tag: number): void;
+  serverNotify(server: NativeServer, method: string, paramsJson: string): void;
+  serveStdio(server: NativeServer): void;
   /** Returns the bound URL. */
-  serveHttp(server: bigint, optionsJson: string): string;
+  serveHttp(server: NativeServer, optionsJson: string): string;
   /** Hands one HTTP request to the core; its answer arrives as Http* events under the returned exchange. */
-  serverHttp(server: bigint, method: string, url: string, headersJson: string, body: Buffer): bigint;
+  serverHttp(server: NativeServer, method: string, url: string, headersJson: string, body: Buffer): bigint;
   /** The client went away: the core stops the exchange's stream (no more events but HttpEnd). */
   httpCancel(exchange: bigint): void;
-  serverClose(server: bigint): void;
-  serverFree(server: bigint): void;
+  serverClose(server: NativeServer): void;
+  serverFree(server: NativeServer): void;
   callComplete(call: bigint, resultJson: string): number;
   callFail(call: bigint, code: number, message: string): number;
   callProgress(call: bigint, progressJson: string): number;

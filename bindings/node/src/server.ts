@@ -6,7 +6,7 @@
 import { type CallPort, requestExtra } from "./context";
 import { NativeError } from "./errors";
 import { type HttpHandler, ResponseTable, createHttpHandler } from "./http";
-import { EventType, type NativeBinding, native } from "./native";
+import { EventType, type NativeBinding, type NativeServer, native } from "./native";
 import {
   type Entry,
   type PromptConfig,
@@ -75,7 +75,7 @@ function defaultLog(level: number, message: string): void {
 export class McpServer implements AsyncDisposable {
   readonly serverInfo: Implementation;
   readonly #native: NativeBinding;
-  readonly #handle: bigint;
+  readonly #handle: NativeServer;
   readonly #entries = new Map<number, Entry>();
   readonly #calls = new Map<bigint, AbortController>();
   readonly #responses = new ResponseTable();
@@ -258,23 +258,25 @@ export class McpServer implements AsyncDisposable {
 
   async #run(call: bigint, kind: number, entry: Entry | undefined, payload: string | undefined, signal: AbortSignal): Promise<void> {
     const n = this.#native;
+    let json: string;
     try {
       const params = (payload ? JSON.parse(payload) : {}) as { [key: string]: unknown };
       const port: CallPort = {
-        progress: (json) => void n.callProgress(call, json),
+        progress: (body) => void n.callProgress(call, body),
         info: () => parseInfo(n.callInfo(call)),
       };
       const extra = requestExtra(signal, port, params._meta as Meta | undefined);
-      const result = await answerFor(kind, entry, params, extra);
-      n.callComplete(call, JSON.stringify(result));
+      json = JSON.stringify(await answerFor(kind, entry, params, extra));
     } catch (err) {
       const failure = failureFor(kind, err);
-      if ("result" in failure) {
-        n.callComplete(call, JSON.stringify(failure.result));
-      } else {
+      if (!("result" in failure)) {
         n.callFail(call, failure.code, failure.message);
+        return;
       }
+      json = JSON.stringify(failure.result);
     }
+    // Outside the try: the answer is sent once, whatever happens after.
+    n.callComplete(call, json);
   }
 
   #finish(): void {

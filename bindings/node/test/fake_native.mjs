@@ -1,0 +1,155 @@
+// A NativeBinding written in JS, standing in for the addon in tests of the
+// JS layer: it records what the server registers and answers, and plays the
+// core's side of calls through the same event callback the addon uses.
+import assert from "node:assert/strict";
+
+import { CallKind, EventType, setNativeForTesting } from "../dist/native.js";
+
+export { CallKind, EventType };
+
+export class FakeNative {
+  servers = [];
+
+  load() {
+    return 1 << 16;
+  }
+  version() {
+    return "0.0.0-fake";
+  }
+  serverNew(optionsJson, onEvent) {
+    const server = new FakeServer(JSON.parse(optionsJson), onEvent);
+    this.servers.push(server);
+    return server;
+  }
+  serverAddTool(s, json, tag) {
+    s.add("tool", json, tag);
+  }
+  serverAddResource(s, json, tag) {
+    s.add("resource", json, tag);
+  }
+  serverAddPrompt(s, json, tag) {
+    s.add("prompt", json, tag);
+  }
+  serverRemove(s, tag) {
+    assert.ok(s.catalogue.delete(tag), `remove of unknown tag ${tag}`);
+  }
+  serverNotify() {}
+  serveStdio(s) {
+    s.serving = "stdio";
+  }
+  serveHttp(s, optionsJson) {
+    s.serving = JSON.parse(optionsJson);
+    return "http://127.0.0.1:1/mcp";
+  }
+  serverHttp() {
+    throw new Error("not used in these tests");
+  }
+  httpCancel() {}
+  serverClose(s) {
+    s.close();
+  }
+  serverFree(s) {
+    s.freed = true;
+  }
+  callComplete(call, json) {
+    return this.#answer(call, { result: JSON.parse(json) });
+  }
+  callFail(call, code, message) {
+    return this.#answer(call, { error: { code, message } });
+  }
+  callProgress(call, json) {
+    const c = this.#find(call);
+    if (!c || c.answer) {
+      return -3;
+    }
+    c.progress.push(JSON.parse(json));
+    return 0;
+  }
+  callInfo(call) {
+    const c = this.#find(call);
+    return c && !c.answer ? JSON.stringify({ _meta: { fromInfo: true }, revision: "2025-06-18" }) : undefined;
+  }
+
+  #find(call) {
+    for (const s of this.servers) {
+      const c = s.calls.get(call);
+      if (c) {
+        return c;
+      }
+    }
+    return undefined;
+  }
+
+  #answer(call, answer) {
+    const c = this.#find(call);
+    assert.ok(c, `answer for unknown call ${call}`);
+    assert.equal(c.answer, undefined, `call ${call} answered twice`);
+    c.answer = answer;
+    c.resolve(answer);
+    return c.cancelled ? -3 : 0;
+  }
+
+  install() {
+    const previous = setNativeForTesting(this);
+    return () => setNativeForTesting(previous);
+  }
+}
+
+// Call handles are unique in the process, as the core's are.
+let nextCall = 1n;
+
+class FakeServer {
+  catalogue = new Map();
+  calls = new Map();
+  serving = undefined;
+  freed = false;
+
+  constructor(options, onEvent) {
+    this.options = options;
+    this.onEvent = onEvent;
+  }
+
+  add(kind, json, tag) {
+    assert.ok(!this.catalogue.has(tag), `tag ${tag} reused`);
+    this.catalogue.set(tag, { kind, ...JSON.parse(json) });
+  }
+
+  tagOf(kind, key) {
+    for (const [tag, item] of this.catalogue) {
+      if (item.kind === kind && (item.name === key || item.uri === key || item.uriTemplate === key)) {
+        return tag;
+      }
+    }
+    throw new Error(`no ${kind} ${key}`);
+  }
+
+  // Starts a call the way the addon delivers one: later, on the JS thread.
+  call(kind, tag, params) {
+    const id = nextCall++;
+    const c = { progress: [], answer: undefined, cancelled: false };
+    c.done = new Promise((resolve) => (c.resolve = resolve));
+    this.calls.set(id, c);
+    setImmediate(() => this.onEvent(EventType.Call, id, kind, tag, params === undefined ? undefined : JSON.stringify(params)));
+    return { id, ...c, done: c.done, state: c };
+  }
+
+  cancel(id) {
+    this.calls.get(id).cancelled = true;
+    setImmediate(() => this.onEvent(EventType.Cancel, id, 0, 0, undefined));
+  }
+
+  log(level, message) {
+    setImmediate(() => this.onEvent(EventType.Log, 0n, level, 0, message));
+  }
+
+  close() {
+    setImmediate(() => {
+      for (const [id, c] of this.calls) {
+        if (!c.answer) {
+          this.onEvent(EventType.Cancel, id, 0, 0, undefined);
+        }
+      }
+      this.onEvent(EventType.Closed, 0n, 0, 0, undefined);
+    });
+  }
+}

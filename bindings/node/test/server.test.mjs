@@ -1,0 +1,251 @@
+// McpServer over a JS stand-in for the addon: what it registers, how it
+// answers each call (exactly once), cancellation, notifications and close.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+
+import { z } from "zod";
+
+import { McpError, McpServer, ResourceTemplate } from "../dist/index.js";
+import { CallKind, FakeNative } from "./fake_native.mjs";
+
+const fake = new FakeNative();
+let restore;
+before(() => (restore = fake.install()));
+after(() => restore());
+
+function newServer(options) {
+  const server = new McpServer({ name: "t", version: "1.0.0" }, options);
+  return { server, core: fake.servers.at(-1) };
+}
+
+describe("registration", () => {
+  it("sends the server info and options", () => {
+    const { core } = newServer({ instructions: "use it", maxConcurrency: 4 });
+    assert.deepEqual(core.options, { serverInfo: { name: "t", version: "1.0.0" }, instructions: "use it", maxConcurrency: 4 });
+  });
+
+  it("sends tools as the protocol's Tool objects", () => {
+    const { server, core } = newServer();
+    server.registerTool("plain", { description: "d", inputSchema: { type: "object", properties: { a: { type: "string" } } } }, () => "");
+    server.registerTool(
+      "typed",
+      { title: "T", inputSchema: { text: z.string() }, outputSchema: { n: z.number() }, annotations: { readOnlyHint: true } },
+      () => "",
+    );
+    server.registerTool("bare", {}, () => "");
+    assert.deepEqual([...core.catalogue.values()], [
+      JSON.parse('{"kind":"tool","name":"plain","description":"d","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}}'),
+      JSON.parse('{"kind":"tool","name":"typed","title":"T","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]},' +
+        '"outputSchema":{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]},"annotations":{"readOnlyHint":true}}'),
+      JSON.parse('{"kind":"tool","name":"bare","inputSchema":{"type":"object","properties":{}}}'),
+    ]);
+  });
+
+  it("tells fixed resources from templates", () => {
+    const { server, core } = newServer();
+    server.registerResource("a", "test://a", { mimeType: "text/plain", size: 3 }, () => "abc");
+    server.registerResource("b", "test://b/{id}", { description: "by id" }, () => "");
+    server.registerResource("c", new ResourceTemplate("test://c{?q}"), {}, () => "");
+    assert.deepEqual([...core.catalogue.values()], [
+      JSON.parse('{"kind":"resource","uri":"test://a","name":"a","mimeType":"text/plain","size":3}'),
+      JSON.parse('{"kind":"resource","uriTemplate":"test://b/{id}","name":"b","description":"by id"}'),
+      JSON.parse('{"kind":"resource","uriTemplate":"test://c{?q}","name":"c"}'),
+    ]);
+  });
+
+  it("lists prompt arguments from a schema shape", () => {
+    const { server, core } = newServer();
+    server.registerPrompt("p", { argsSchema: { city: z.string().describe("where"), day: z.string().optional() } }, () => "");
+    server.registerPrompt("q", { arguments: [{ name: "x", required: true }] }, () => "");
+    assert.deepEqual([...core.catalogue.values()], [
+      JSON.parse('{"kind":"prompt","name":"p","arguments":[{"name":"city","description":"where","required":true},{"name":"day"}]}'),
+      JSON.parse('{"kind":"prompt","name":"q","arguments":[{"name":"x","required":true}]}'),
+    ]);
+  });
+
+  it("removes, disables and enables under fresh tags", () => {
+    const { server, core } = newServer();
+    const tool = server.registerTool("x", {}, () => "");
+    const first = core.tagOf("tool", "x");
+    tool.disable();
+    assert.equal(tool.enabled, false);
+    assert.equal(core.catalogue.size, 0);
+    tool.enable();
+    assert.equal(tool.enabled, true);
+    assert.notEqual(core.tagOf("tool", "x"), first);
+    tool.remove();
+    tool.remove();
+    assert.equal(core.catalogue.size, 0);
+  });
+
+  it("refuses bad input", () => {
+    const { server } = newServer();
+    assert.throws(() => new McpServer({ name: "t" }), TypeError);
+    assert.throws(() => server.registerTool("", {}, () => ""), TypeError);
+    assert.throws(() => server.registerTool("x", { inputSchema: "nope" }, () => ""), TypeError);
+    assert.throws(() => new ResourceTemplate("test://{x}", { list: () => [] }), TypeError);
+  });
+});
+
+describe("tool calls", () => {
+  const { server, core } = newServer();
+  server.registerTool("echo", { inputSchema: { text: z.string().min(1) } }, ({ text }) => text);
+  server.registerTool("fail", {}, () => {
+    throw new Error("it broke");
+  });
+  server.registerTool("rpc", {}, async () => {
+    throw new McpError(-32042, "needs a url");
+  });
+  server.registerTool("meta", {}, (_args, extra) => ({ meta: extra._meta, revision: extra.revision }));
+  const call = (name, args, meta) =>
+    core.call(CallKind.Tool, core.tagOf("tool", name), { name, arguments: args, ...(meta && { _meta: meta }) }).done;
+
+  const cases = [
+    ["a string result", "echo", { text: "hi" }, '{"result":{"content":[{"type":"text","text":"hi"}]}}'],
+    ["a thrown Error is an isError result", "fail", {}, '{"result":{"content":[{"type":"text","text":"it broke"}],"isError":true}}'],
+    ["an McpError is a JSON-RPC error", "rpc", {}, '{"error":{"code":-32042,"message":"needs a url"}}'],
+    ["a zod refinement failure is an isError result", "echo", { text: "" }, null],
+  ];
+  for (const [name, tool, args, want] of cases) {
+    it(name, async () => {
+      const got = await call(tool, args);
+      if (want === null) {
+        assert.equal(got.result.isError, true);
+        assert.match(got.result.content[0].text, /^invalid arguments of tool echo: text: /);
+      } else {
+        assert.deepEqual(got, JSON.parse(want));
+      }
+    });
+  }
+
+  it("gives _meta from params and the revision from the core", async () => {
+    assert.deepEqual(await call("meta", {}, { progressToken: 7 }), JSON.parse(
+      '{"result":{"content":[{"type":"text","text":"{\\"meta\\":{\\"progressToken\\":7},\\"revision\\":\\"2025-06-18\\"}"}],' +
+        '"structuredContent":{"meta":{"progressToken":7},"revision":"2025-06-18"}}}'));
+  });
+
+  it("answers a call for a removed entry as unknown", async () => {
+    const got = await core.call(CallKind.Tool, 9999, { name: "gone" }).done;
+    assert.deepEqual(got, { error: { code: -32602, message: 'unknown tool "gone"' } });
+  });
+
+  it("answers 1,000 concurrent calls, each once", async () => {
+    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => call("echo", { text: `m${i}` })));
+    answers.forEach((a, i) => assert.equal(a.result.content[0].text, `m${i}`));
+  });
+});
+
+describe("notifications and cancellation", () => {
+  const { server, core } = newServer();
+  let started;
+  server.registerTool("wait", {}, (_args, extra) => {
+    started();
+    return new Promise((_resolve, reject) => extra.signal.addEventListener("abort", () => reject(extra.signal.reason)));
+  });
+  server.registerTool("notify", {}, (_args, extra) => {
+    extra.sendProgress(1, 2, "half");
+    extra.sendProgress(2);
+    extra.log("info", { step: 1 }, "me");
+    assert.throws(() => extra.log("loud", "x"), TypeError);
+    assert.throws(() => extra.sendProgress(Number.NaN), TypeError);
+    return "ok";
+  });
+
+  it("aborts the signal on cancel and still answers once", async () => {
+    const running = new Promise((resolve) => (started = resolve));
+    const c = core.call(CallKind.Tool, core.tagOf("tool", "wait"), { name: "wait" });
+    await running;
+    core.cancel(c.id);
+    const got = await c.done;
+    assert.equal(got.result.isError, true);
+  });
+
+  it("sends progress and log through the call", async () => {
+    const c = core.call(CallKind.Tool, core.tagOf("tool", "notify"), { name: "notify" });
+    await c.done;
+    assert.deepEqual(c.state.progress, [
+      { progress: 1, total: 2, message: "half" },
+      { progress: 2 },
+      { log: { level: "info", logger: "me", data: { step: 1 } } },
+    ]);
+  });
+
+  it("passes core diagnostics to onLog", async () => {
+    const seen = [];
+    const { core: logged } = newServer({ onLog: (level, msg) => seen.push([level, msg]) });
+    logged.log(8, "disk full");
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen, [[8, "disk full"]]);
+  });
+});
+
+describe("resources, prompts and completions", () => {
+  const { server, core } = newServer();
+  server.registerResource("fixed", "test://fixed", { mimeType: "text/plain" }, (uri) => `read ${uri.href}`);
+  server.registerResource(
+    "item",
+    new ResourceTemplate("test://items/{id}", { complete: { id: (v) => ["a1", "a2", "b1"].filter((x) => x.startsWith(v)) } }),
+    {},
+    (uri, { id }) => ({ contents: [{ uri: uri.href, text: `item ${id}` }] }),
+  );
+  server.registerResource("broken", "test://broken", {}, () => {
+    throw new Error("disk gone");
+  });
+  server.registerPrompt(
+    "greet",
+    { argsSchema: { name: z.string() }, complete: { name: (v, ctx) => [`${v}-${ctx.arguments.lang ?? "en"}`] } },
+    ({ name }) => `Hello ${name}`,
+  );
+
+  const cases = [
+    ["a fixed resource", CallKind.Resource, ["resource", "test://fixed"], { uri: "test://fixed" },
+      '{"result":{"contents":[{"uri":"test://fixed","text":"read test://fixed","mimeType":"text/plain"}]}}'],
+    ["a template with its variables", CallKind.Resource, ["resource", "test://items/{id}"], { uri: "test://items/7", variables: { id: "7" } },
+      '{"result":{"contents":[{"uri":"test://items/7","text":"item 7"}]}}'],
+    ["a failing resource is a JSON-RPC error", CallKind.Resource, ["resource", "test://broken"], { uri: "test://broken" },
+      '{"error":{"code":-32603,"message":"disk gone"}}'],
+    ["a prompt", CallKind.Prompt, ["prompt", "greet"], { name: "greet", arguments: { name: "Ada" } },
+      '{"result":{"messages":[{"role":"user","content":{"type":"text","text":"Hello Ada"}}]}}'],
+    ["a prompt argument's completion", CallKind.Complete, ["prompt", "greet"],
+      { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "name", value: "x" }, context: { arguments: { lang: "fr" } } },
+      '{"result":{"completion":{"values":["x-fr"]}}}'],
+    ["a template variable's completion", CallKind.Complete, ["resource", "test://items/{id}"],
+      { ref: { type: "ref/resource", uri: "test://items/{id}" }, argument: { name: "id", value: "a" } },
+      '{"result":{"completion":{"values":["a1","a2"]}}}'],
+    ["no completer completes nothing", CallKind.Complete, ["prompt", "greet"],
+      { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "other", value: "" } },
+      '{"result":{"completion":{"values":[]}}}'],
+  ];
+  for (const [name, kind, [what, key], params, want] of cases) {
+    it(name, async () => assert.deepEqual(await core.call(kind, core.tagOf(what, key), params).done, JSON.parse(want)));
+  }
+});
+
+describe("close", () => {
+  it("cancels calls in flight, frees the server and resolves", async () => {
+    const { server, core } = newServer();
+    let aborted = false;
+    server.registerTool("wait", {}, (_args, extra) =>
+      new Promise((resolve) => extra.signal.addEventListener("abort", () => resolve((aborted = true) && "stopped"))));
+    await server.connectStdio();
+    assert.equal(core.serving, "stdio");
+    const c = core.call(CallKind.Tool, core.tagOf("tool", "wait"), { name: "wait" });
+    await new Promise((resolve) => setImmediate(resolve));
+    await server.close();
+    assert.equal(aborted, true);
+    assert.equal(core.freed, true);
+    assert.ok((await c.done).result);
+    await server.close();
+    assert.throws(() => server.registerTool("late", {}, () => ""), /closed/);
+    await assert.rejects(server.listen(), /closed/);
+  });
+
+  it("is async-disposable (await using)", async () => {
+    const server = new McpServer({ name: "t", version: "1" });
+    const core = fake.servers.at(-1);
+    assert.equal(await server.listen({ port: 0 }), "http://127.0.0.1:1/mcp");
+    assert.deepEqual(core.serving, { addr: "127.0.0.1:0" });
+    await server[Symbol.asyncDispose]();
+    assert.equal(core.freed, true);
+  });
+});

@@ -139,7 +139,8 @@ class ToolEntry(Entry):
 
     def __init__(self, fn: Handler, *, name: str | None = None, title: str | None = None,
                  description: str | None = None, annotations: dict[str, Any] | None = None,
-                 meta: dict[str, Any] | None = None) -> None:
+                 meta: dict[str, Any] | None = None,
+                 input_schema: dict[str, Any] | None = None) -> None:
         self.fn = fn
         self.is_async = is_async(fn)
         self.key = name or fn.__name__
@@ -147,7 +148,8 @@ class ToolEntry(Entry):
         self.plan = output_plan(self.signature.returns, self.signature.has_return)
         self._def = _omit_empty({
             "name": self.key, "title": title, "description": _doc(fn, description),
-            "inputSchema": self.signature.input_schema(), "outputSchema": self.plan.schema,
+            "inputSchema": input_schema or self.signature.input_schema(),
+            "outputSchema": self.plan.schema,
             "annotations": annotations or None, "_meta": meta or None,
         })
 

@@ -3,11 +3,18 @@ entry points that serve it through the native library."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
+import threading
 from collections.abc import Callable
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from ._handlers import CompletionEntry, Kind, PromptEntry, ResourceEntry, ToolEntry
 from ._registry import Registry
+
+if TYPE_CHECKING:
+    from ._serve import NativeServer, Session
 
 __all__ = ["Server"]
 
@@ -37,6 +44,8 @@ class Server:
                                                       request_timeout_ms, page_size))
                        if v is not None}
         self.registry = Registry()
+        self._natives: list[NativeServer] = []
+        self._lock = threading.Lock()
 
     def options(self) -> dict[str, Any]:
         """The options object of polymcp_server_new."""
@@ -55,21 +64,25 @@ class Server:
     @overload
     def tool(self, name: str | None = None, *, title: str | None = None,
              description: str | None = None, annotations: dict[str, Any] | None = None,
-             meta: dict[str, Any] | None = None) -> Callable[[F], F]: ...
+             meta: dict[str, Any] | None = None,
+             input_schema: dict[str, Any] | None = None) -> Callable[[F], F]: ...
 
     def tool(self, name: str | F | None = None, *, title: str | None = None,
              description: str | None = None, annotations: dict[str, Any] | None = None,
-             meta: dict[str, Any] | None = None) -> F | Callable[[F], F]:
+             meta: dict[str, Any] | None = None,
+             input_schema: dict[str, Any] | None = None) -> F | Callable[[F], F]:
         """Registers a tool: its name is the function's (or ``name``), its
         description the docstring, its inputSchema inferred from the
-        parameters' hints and its outputSchema from the return hint."""
+        parameters' hints (or ``input_schema``, sent as given: the
+        arguments then reach the handler's parameters or ``**kwargs`` by
+        name) and its outputSchema from the return hint."""
         if callable(name):
             self.add_tool(name)
             return name
 
         def register(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description,
-                          annotations=annotations, meta=meta)
+                          annotations=annotations, meta=meta, input_schema=input_schema)
             return fn
 
         return register
@@ -77,9 +90,10 @@ class Server:
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None,
                  title: str | None = None, description: str | None = None,
                  annotations: dict[str, Any] | None = None,
-                 meta: dict[str, Any] | None = None) -> ToolEntry:
+                 meta: dict[str, Any] | None = None,
+                 input_schema: dict[str, Any] | None = None) -> ToolEntry:
         entry = ToolEntry(fn, name=name, title=title, description=description,
-                          annotations=annotations, meta=meta)
+                          annotations=annotations, meta=meta, input_schema=input_schema)
         self.registry.add(entry)
         return entry
 
@@ -147,5 +161,91 @@ class Server:
     def remove_prompt(self, name: str) -> bool:
         return self.registry.remove(Kind.PROMPT, name)
 
+    # ---- serving ----------------------------------------------------------
+
+    def serve(self, loop: asyncio.AbstractEventLoop | None = None) -> NativeServer:
+        """A native server for this catalogue, not serving any transport yet.
+        Async handlers run on ``loop`` (default: a loop the binding owns)."""
+        from ._serve import NativeServer
+
+        native = NativeServer(self, loop)
+        with self._lock:
+            self._natives = [n for n in self._natives if not n.closed] + [native]
+        return native
+
+    def run(self, transport: Literal["stdio", "http"] = "stdio", *, host: str = "127.0.0.1",
+            port: int = 8000, **options: Any) -> None:
+        """Serves until stdin ends (stdio) or Ctrl-C, then closes cleanly.
+
+        While serving stdio, the process's own fd 1 points at stderr, so a
+        stray print() cannot corrupt the protocol stream (the library
+        writes to its duplicate of the original stdout)."""
+        native = self.serve()
+        try:
+            if transport == "stdio":
+                with _stdout_to_stderr() as out_fd:
+                    native.serve_stdio(out_fd=out_fd, **options)
+                    native.wait_forever()
+            elif transport == "http":
+                url = native.serve_http(addr=f"{host}:{port}", **options)
+                print(f"polymcp: serving {self.name} at {url}", file=sys.stderr, flush=True)
+                native.wait_forever()
+            else:
+                raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")
+        except KeyboardInterrupt:
+            pass
+        finally:
+            native.close()
+
+    def start_http(self, host: str = "127.0.0.1", port: int = 0, **options: Any) -> str:
+        """Starts serving HTTP in the background and returns the URL (port 0
+        picks a free port). :meth:`close` stops it."""
+        native = self.serve()
+        try:
+            return native.serve_http(addr=f"{host}:{port}", **options)
+        except BaseException:
+            native.close()
+            raise
+
+    def session(self, send: Callable[[bytes], None], **options: Any) -> Session:
+        """An in-process connection: feed it JSON-RPC messages with
+        ``dispatch``; ``send`` receives every message the server writes, on
+        library threads. For embedding and tests."""
+        with self._lock:
+            live = [n for n in self._natives if not n.closed]
+        native = live[0] if live else self.serve()
+        return native.session(send, **options)
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Tells subscribed clients that the resource at uri changed."""
+        with self._lock:
+            natives = [n for n in self._natives if not n.closed]
+        for native in natives:
+            native.notify("notifications/resources/updated", {"uri": uri})
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stops every transport serving this Server and waits for them to close."""
+        with self._lock:
+            natives, self._natives = self._natives, []
+        for native in natives:
+            native.close(timeout)
+
     def __repr__(self) -> str:
         return f"Server({self.name!r}, version={self.version!r})"
+
+
+class _stdout_to_stderr:
+    """Points fd 1 at stderr for the duration and yields a duplicate of the
+    real stdout for the protocol; restores fd 1 after. The duplicate is made
+    here, before the library starts, so no stray write can race it."""
+
+    def __enter__(self) -> int:
+        sys.stdout.flush()
+        self._saved = os.dup(1)
+        os.dup2(2, 1)
+        return self._saved
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout.flush()
+        os.dup2(self._saved, 1)
+        os.close(self._saved)

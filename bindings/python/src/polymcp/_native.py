@@ -1,0 +1,330 @@
+"""libpolymcp through ctypes: loading, prototypes, and the four server
+callbacks.
+
+Facts this file is built on (measured, see the architecture notes):
+  - ``ctypes.CDLL`` releases the GIL around every call; ``PyDLL`` would
+    deadlock when Go calls back while Python waits in a polymcp call.
+  - A ctypes callback on a thread Python has not seen creates and destroys
+    a thread state each time (~29 µs). Each Go thread's first callback
+    therefore takes one extra PyGILState_Ensure that is never released, so
+    the state stays and later callbacks cost ~3 µs.
+  - The callbacks are module-level objects that live as long as the
+    process, so a callback can never outlive the code it runs (on_closed
+    returns through its thunk after the server is gone).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+from ctypes import POINTER, byref, c_char_p, c_int, c_int32, c_size_t, c_uint32, c_uint64, \
+    c_void_p
+from pathlib import Path
+from typing import Any, Protocol
+
+from ._errors import NativeError
+
+__all__ = [
+    "ABI_MAJOR",
+    "ABI_MINOR",
+    "E_CLOSED",
+    "E_TIMEOUT",
+    "E_UNKNOWN_CALL",
+    "Handlers",
+    "Library",
+    "OK",
+    "library",
+    "load_library",
+]
+
+ABI_MAJOR = 1
+ABI_MINOR = 0
+
+OK = 0
+E_INVALID = -1
+E_BADHANDLE = -2
+E_UNKNOWN_CALL = -3
+E_CLOSED = -4
+E_FORKED = -5
+E_TIMEOUT = -6
+E_IO = -7
+E_INTERNAL = -99
+
+_NAME = "libpolymcp.so"
+
+ON_CALL = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_uint32, c_uint64, c_void_p, c_size_t)
+ON_CANCEL = ctypes.CFUNCTYPE(None, c_void_p, c_uint64)
+ON_LOG = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
+ON_CLOSED = ctypes.CFUNCTYPE(None, c_void_p)
+SEND = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
+
+
+class ServerCallbacks(ctypes.Structure):
+    _fields_ = [("struct_size", c_uint32), ("user", c_void_p), ("on_call", ON_CALL),
+                ("on_cancel", ON_CANCEL), ("on_log", ON_LOG), ("on_closed", ON_CLOSED)]
+
+
+class Handlers(Protocol):
+    """What a server registers to receive its callbacks (by user key)."""
+
+    def on_call(self, call: int, kind: int, tag: int, params: bytes) -> None: ...
+
+    def on_cancel(self, call: int) -> None: ...
+
+    def on_log(self, level: int, message: str) -> None: ...
+
+    def on_closed(self) -> None: ...
+
+
+# ---- callbacks -------------------------------------------------------------
+
+_pinned: set[int] = set()
+_ensure: Callable[[], int] = ctypes.pythonapi.PyGILState_Ensure
+_targets: dict[int, Handlers] = {}
+_senders: dict[int, Callable[[bytes], None]] = {}
+_keys = iter(range(1, 1 << 62))
+_keys_lock = threading.Lock()
+
+
+def _pin() -> None:
+    ident = threading.get_ident()
+    if ident not in _pinned:
+        _pinned.add(ident)
+        _ensure()  # never released: keeps this Go thread's Python thread state
+
+
+def _on_call(user: int | None, call: int, kind: int, tag: int, params: int | None,
+             length: int) -> None:
+    _pin()
+    target = _targets.get(user or 0)
+    if target is not None:
+        target.on_call(call, kind, tag, ctypes.string_at(params, length) if params and length else b"{}")
+
+
+def _on_cancel(user: int | None, call: int) -> None:
+    _pin()
+    target = _targets.get(user or 0)
+    if target is not None:
+        target.on_cancel(call)
+
+
+def _on_log(user: int | None, level: int, msg: int | None, length: int) -> None:
+    _pin()
+    target = _targets.get(user or 0)
+    if target is not None and msg:
+        target.on_log(level, ctypes.string_at(msg, length).decode("utf-8", "replace"))
+
+
+def _on_closed(user: int | None) -> None:
+    _pin()
+    target = _targets.pop(user or 0, None)
+    if target is not None:
+        target.on_closed()
+
+
+def _send(user: int | None, msg: int | None, length: int) -> None:
+    _pin()
+    sender = _senders.get(user or 0)
+    if sender is not None:
+        sender(ctypes.string_at(msg, length) if msg else b"")
+
+
+_CALLBACKS = (ON_CALL(_on_call), ON_CANCEL(_on_cancel), ON_LOG(_on_log), ON_CLOSED(_on_closed))
+_SEND = SEND(_send)
+
+
+def new_key() -> int:
+    with _keys_lock:
+        return next(_keys)
+
+
+# ---- the library -----------------------------------------------------------
+
+def _prototypes(lib: ctypes.CDLL) -> None:
+    u64, p_u64, sz = c_uint64, POINTER(c_uint64), c_size_t
+    p_str, p_size = POINTER(c_char_p), POINTER(c_size_t)
+    table: dict[str, tuple[Any, list[Any]]] = {
+        "polymcp_abi_version": (c_uint32, []),
+        "polymcp_version": (c_char_p, []),
+        "polymcp_configure": (c_int, [c_char_p, sz]),
+        "polymcp_last_error": (c_int, [p_str, p_size]),
+        "polymcp_free": (None, [c_void_p]),
+        "polymcp_stats": (c_int, [POINTER(c_void_p), p_size]),
+        "polymcp_server_new": (c_int, [c_char_p, sz, POINTER(ServerCallbacks), p_u64]),
+        "polymcp_server_add_tool": (c_int, [u64, c_char_p, sz, u64]),
+        "polymcp_server_add_resource": (c_int, [u64, c_char_p, sz, u64]),
+        "polymcp_server_add_resource_template": (c_int, [u64, c_char_p, sz, u64]),
+        "polymcp_server_add_prompt": (c_int, [u64, c_char_p, sz, u64]),
+        "polymcp_server_set_completer": (c_int, [u64, c_char_p, sz, u64]),
+        "polymcp_server_remove": (c_int, [u64, u64]),
+        "polymcp_server_notify": (c_int, [u64, c_char_p, sz, c_char_p, sz]),
+        "polymcp_server_serve_stdio": (c_int, [u64, c_char_p, sz]),
+        "polymcp_server_wait": (c_int, [u64, c_int32]),
+        "polymcp_server_close": (c_int, [u64]),
+        "polymcp_server_free": (c_int, [u64]),
+        "polymcp_session_open": (c_int, [u64, c_char_p, sz, SEND, c_void_p, p_u64]),
+        "polymcp_session_dispatch": (c_int, [u64, c_char_p, sz]),
+        "polymcp_session_close": (c_int, [u64]),
+        "polymcp_call_complete": (c_int, [u64, c_char_p, sz]),
+        "polymcp_call_fail": (c_int, [u64, c_int32, c_char_p, sz]),
+        "polymcp_call_progress": (c_int, [u64, c_char_p, sz]),
+        "polymcp_call_log": (c_int, [u64, c_char_p, sz]),
+        "polymcp_call_info": (c_int, [u64, POINTER(c_void_p), p_size]),
+    }
+    # Later minor versions add functions; these are used only when present.
+    optional = {"polymcp_server_serve_http": (c_int, [u64, c_char_p, sz, POINTER(c_void_p), p_size])}
+    for name, (restype, argtypes) in table.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = restype, argtypes
+    for name, (restype, argtypes) in optional.items():
+        if hasattr(lib, name):
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
+
+
+class Library:
+    """One loaded libpolymcp. Methods raise NativeError on failure, except
+    the call_* ones, which return the status (a late answer is normal)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.cdll = ctypes.CDLL(str(path))  # CDLL: releases the GIL (never PyDLL)
+        _prototypes(self.cdll)
+        version = int(self.cdll.polymcp_abi_version())
+        major, minor = version >> 16, version & 0xFFFF
+        if major != ABI_MAJOR or minor < ABI_MINOR:
+            raise NativeError(E_INVALID, f"polymcp: {path} has ABI {major}.{minor}; this binding "
+                                         f"needs {ABI_MAJOR}.{ABI_MINOR} or a later {ABI_MAJOR}.x")
+        self.abi = (major, minor)
+        c = self.cdll
+        # Bound once: these run on every call.
+        self._complete = c.polymcp_call_complete
+        self._fail = c.polymcp_call_fail
+        self._progress = c.polymcp_call_progress
+        self._log = c.polymcp_call_log
+
+    @property
+    def version(self) -> str:
+        raw: bytes = self.cdll.polymcp_version()
+        return raw.decode()
+
+    def has(self, name: str) -> bool:
+        return hasattr(self.cdll, name)
+
+    def error(self, status: int, what: str) -> NativeError:
+        msg, size = c_char_p(), c_size_t()
+        self.cdll.polymcp_last_error(byref(msg), byref(size))
+        text = (msg.value or b"")[: size.value].decode("utf-8", "replace")
+        return NativeError(status, f"{what}: {text or 'error ' + str(status)}")
+
+    def check(self, status: int, what: str) -> None:
+        if status != OK:
+            raise self.error(status, what)
+
+    def take(self, fn: Callable[..., int], what: str, *args: Any) -> bytes:
+        """Calls fn(*args, &buf, &len) and returns the buffer, freed."""
+        buf, size = c_void_p(), c_size_t()
+        self.check(fn(*args, byref(buf), byref(size)), what)
+        try:
+            return ctypes.string_at(buf, size.value) if buf.value else b""
+        finally:
+            self.cdll.polymcp_free(buf)
+
+    def configure(self, options: bytes) -> None:
+        self.check(self.cdll.polymcp_configure(options, len(options)), "polymcp_configure")
+
+    def stats(self) -> bytes:
+        return self.take(self.cdll.polymcp_stats, "polymcp_stats")
+
+    def server_new(self, options: bytes, key: int, target: Handlers) -> int:
+        cb = ServerCallbacks(ctypes.sizeof(ServerCallbacks), c_void_p(key), *_CALLBACKS)
+        out = c_uint64()
+        _targets[key] = target
+        status = self.cdll.polymcp_server_new(options, len(options), byref(cb), byref(out))
+        if status != OK:
+            _targets.pop(key, None)
+            raise self.error(status, "polymcp_server_new")
+        return int(out.value)
+
+    def session_open(self, server: int, options: bytes, send: Callable[[bytes], None]) -> int:
+        key = new_key()
+        _senders[key] = send
+        out = c_uint64()
+        status = self.cdll.polymcp_session_open(server, options, len(options), _SEND,
+                                                c_void_p(key), byref(out))
+        if status != OK:
+            _senders.pop(key, None)
+            raise self.error(status, "polymcp_session_open")
+        _session_keys[int(out.value)] = key
+        return int(out.value)
+
+    def session_close(self, session: int) -> None:
+        status = self.cdll.polymcp_session_close(session)
+        self.forget_session(session)  # send is never called again once close returned
+        self.check(status, "polymcp_session_close")
+
+    def forget_session(self, session: int) -> None:
+        """Drops a session's send callback (after it closed, or its server did)."""
+        key = _session_keys.pop(session, None)
+        if key is not None:
+            _senders.pop(key, None)
+
+    # NativeCalls for the bridge: statuses, never exceptions.
+    def complete(self, call: int, result: bytes) -> int:
+        status: int = self._complete(call, result, len(result))
+        return status
+
+    def fail(self, call: int, code: int, message: bytes) -> int:
+        status: int = self._fail(call, code, message, len(message))
+        return status
+
+    def progress(self, call: int, payload: bytes) -> int:
+        status: int = self._progress(call, payload, len(payload))
+        return status
+
+    def log(self, call: int, payload: bytes) -> int:
+        status: int = self._log(call, payload, len(payload))
+        return status
+
+    def info(self, call: int) -> bytes | None:
+        try:
+            return self.take(self.cdll.polymcp_call_info, "polymcp_call_info", c_uint64(call))
+        except NativeError:
+            return None
+
+
+_session_keys: dict[int, int] = {}
+_lock = threading.Lock()
+_library: Library | None = None
+
+
+def _candidates() -> list[Path]:
+    here = Path(__file__).resolve().parent
+    # Installed: next to this file. From a checkout (editable install, tests):
+    # the repository's build/ directory, as `make build` leaves it.
+    return [here / _NAME, here.parent.parent.parent.parent / "build" / _NAME]
+
+
+def load_library(path: str | Path | None = None) -> Library:
+    """Loads libpolymcp once per process: from ``path`` when given (before
+    the first server starts), else from the package directory, else from
+    the checkout's build/ directory."""
+    global _library
+    with _lock:
+        if _library is not None:
+            if path is not None and Path(path).resolve() != _library.path.resolve():
+                raise NativeError(E_INVALID, f"polymcp: {_library.path} is already loaded")
+            return _library
+        tried = [Path(path)] if path is not None else _candidates()
+        for candidate in tried:
+            if candidate.is_file():
+                _library = Library(candidate)
+                return _library
+        raise NativeError(E_INVALID, "polymcp: libpolymcp.so not found (looked in "
+                          + ", ".join(str(p) for p in tried) + "); reinstall the package or "
+                          "run `make build-capi`")
+
+
+def library() -> Library:
+    return load_library()

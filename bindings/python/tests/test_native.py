@@ -1,0 +1,211 @@
+"""End to end through libpolymcp: host-owned sessions in this process."""
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+
+import polymcp
+from polymcp import _native
+
+from .wire import INIT, INITIALIZED, WAIT, Peer
+
+
+@pytest.fixture(scope="module")
+def lib() -> _native.Library:
+    return _native.load_library()  # fails with the places it looked
+
+
+def call(id: Any, name: str, arguments: dict[str, Any] | None = None,
+         meta: dict[str, Any] | None = None) -> bytes:
+    params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+    if meta:
+        params["_meta"] = meta
+    return json.dumps({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": params}).encode()
+
+
+def connect(server: polymcp.Server) -> tuple[Peer, Any]:
+    peer = Peer()
+    session = server.session(peer.receive)
+    session.dispatch(INIT)
+    peer.answer("init")
+    session.dispatch(INITIALIZED)
+    return peer, session
+
+
+def stats(lib: _native.Library) -> dict[str, int]:
+    return dict(json.loads(lib.stats()))
+
+
+def test_library_loads_by_path(lib: _native.Library) -> None:
+    assert lib.abi[0] == _native.ABI_MAJOR
+    assert lib.path.name == "libpolymcp.so"
+    assert lib.version
+
+
+def test_sync_and_async_tools_over_a_session(lib: _native.Library) -> None:
+    server = polymcp.Server("e2e")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool()
+    async def shout(text: str) -> str:
+        await asyncio.sleep(0)
+        return text.upper()
+
+    @server.tool()
+    def broken() -> str:
+        raise RuntimeError("it broke")
+
+    try:
+        peer, session = connect(server)
+        session.dispatch(call(1, "echo", {"text": "hi"}))
+        session.dispatch(call(2, "shout", {"text": "hi"}))
+        session.dispatch(call(3, "broken"))
+        session.dispatch(call(4, "nope"))
+        session.dispatch(call(5, "echo", {"text": 5}))
+        assert peer.answer(1) == {"jsonrpc": "2.0", "id": 1, "result": {
+            "content": [{"type": "text", "text": "hi"}]}}
+        assert peer.answer(2)["result"] == {"content": [{"type": "text", "text": "HI"}]}
+        assert peer.answer(3)["result"] == {"content": [{"type": "text", "text": "it broke"}],
+                                            "isError": True}
+        assert peer.answer(4)["error"]["code"] == -32602
+        assert peer.answer(5)["result"]["isError"] is True  # the core's schema check
+        session.close()
+    finally:
+        server.close()
+
+
+def test_thousand_concurrent_async_calls(lib: _native.Library) -> None:
+    server = polymcp.Server("many", max_concurrency=1000)
+    release = threading.Event()
+    started = 0
+    lock = threading.Lock()
+
+    @server.tool()
+    async def hold(i: int) -> str:
+        nonlocal started
+        with lock:
+            started += 1
+            if started == 1000:
+                release.set()
+        while not release.is_set():  # all 1000 are in flight before any answers
+            await asyncio.sleep(0.005)
+        return str(i)
+
+    try:
+        peer, session = connect(server)
+        for i in range(1000):
+            session.dispatch(call(i, "hold", {"i": i}))
+        for i in range(1000):
+            assert peer.answer(i)["result"] == {"content": [{"type": "text", "text": str(i)}]}
+        assert started == 1000
+    finally:
+        server.close()
+
+
+def test_cancellation_cancels_the_task_and_sends_no_answer(lib: _native.Library) -> None:
+    server = polymcp.Server("cancel")
+    started, cancelled = threading.Event(), threading.Event()
+
+    @server.tool()
+    async def forever() -> str:
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "never"
+
+    try:
+        peer, session = connect(server)
+        session.dispatch(call(7, "forever"))
+        assert started.wait(WAIT)
+        t0 = time.monotonic()
+        session.dispatch(b'{"jsonrpc":"2.0","method":"notifications/cancelled",'
+                         b'"params":{"requestId":7,"reason":"test"}}')
+        assert cancelled.wait(WAIT)
+        took = time.monotonic() - t0
+        session.dispatch(call(8, "forever"))  # the session still works afterwards
+        assert started.wait(WAIT)
+        assert 7 not in peer.answers
+        print(f"cancel reached the task in {took * 1000:.1f} ms")
+    finally:
+        server.close()
+    assert 7 not in peer.answers
+
+
+def test_progress_and_logs_reach_the_client(lib: _native.Library) -> None:
+    server = polymcp.Server("progress")
+
+    @server.tool()
+    async def work(ctx: polymcp.Context) -> str:
+        for i in range(1, 4):
+            await ctx.report_progress(i, 3, f"step {i}")
+        await ctx.info("done", logger="work")
+        return "ok"
+
+    try:
+        peer, session = connect(server)
+        session.dispatch(b'{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel",'
+                         b'"params":{"level":"debug"}}')
+        peer.answer("lvl")
+        session.dispatch(call(1, "work", meta={"progressToken": "tok"}))
+        assert peer.answer(1)["result"] == {"content": [{"type": "text", "text": "ok"}]}
+        progress = [n["params"] for n in peer.notifications
+                    if n["method"] == "notifications/progress"]
+        assert progress == [{"progressToken": "tok", "progress": i, "total": 3,
+                             "message": f"step {i}"} for i in range(1, 4)]
+        logs = [n["params"] for n in peer.notifications if n["method"] == "notifications/message"]
+        assert logs == [{"level": "info", "logger": "work", "data": "done"}]
+    finally:
+        server.close()
+
+
+def test_catalogue_changes_reach_a_running_server(lib: _native.Library) -> None:
+    server = polymcp.Server("dynamic")
+    server.add_tool(lambda: "one", name="first")
+    try:
+        peer, session = connect(server)
+        server.add_tool(lambda: "two", name="second")
+        peer.wait_for(lambda p: "notifications/tools/list_changed" in p.methods())
+        session.dispatch(call(1, "second"))
+        assert peer.answer(1)["result"]["content"][0]["text"] == "two"
+        assert server.remove_tool("second")
+        session.dispatch(call(2, "second"))
+        assert peer.answer(2)["error"]["code"] == -32602
+    finally:
+        server.close()
+
+
+def test_start_stop_hundred_times_leaks_nothing(lib: _native.Library) -> None:
+    def cycle() -> None:
+        server = polymcp.Server("leak")
+
+        @server.tool()
+        async def echo(text: str) -> str:
+            return text
+
+        peer, session = connect(server)
+        session.dispatch(call(1, "echo", {"text": "x"}))
+        peer.answer(1)
+        session.close()
+        server.close()
+
+    cycle()  # warm up: the shared loop, Go's worker threads
+    threads_before, before = threading.active_count(), stats(lib)
+    for _ in range(100):
+        cycle()
+    after = stats(lib)
+    assert (after["servers"], after["calls"], after["sessions"]) == (
+        before["servers"], before["calls"], before["sessions"]) == (0, 0, 0)
+    assert threading.active_count() == threads_before
+    assert after["goroutines"] <= before["goroutines"] + 10
+    assert len(_native._targets) == 0 and len(_native._senders) == 0

@@ -20,6 +20,7 @@
 #include <node_api.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +32,14 @@
 
 #define POLYMCP_FUNCS(X)                                                       \
   X(polymcp_abi_version) X(polymcp_version) X(polymcp_last_error)              \
-  X(polymcp_free) X(polymcp_server_new) X(polymcp_server_add_tool)             \
-  X(polymcp_server_add_resource) X(polymcp_server_add_prompt)                  \
-  X(polymcp_server_remove) X(polymcp_server_notify)                            \
-  X(polymcp_server_serve_stdio) X(polymcp_server_serve_http)                   \
-  X(polymcp_server_close) X(polymcp_server_free) X(polymcp_call_complete)      \
-  X(polymcp_call_fail) X(polymcp_call_progress) X(polymcp_call_info)
+  X(polymcp_free) X(polymcp_stats) X(polymcp_server_new)                       \
+  X(polymcp_server_add_tool) X(polymcp_server_add_resource)                    \
+  X(polymcp_server_add_resource_template) X(polymcp_server_add_prompt)         \
+  X(polymcp_server_set_completer) X(polymcp_server_remove)                     \
+  X(polymcp_server_notify) X(polymcp_server_serve_stdio)                       \
+  X(polymcp_server_wait) X(polymcp_server_close) X(polymcp_server_free)        \
+  X(polymcp_call_complete) X(polymcp_call_fail) X(polymcp_call_progress)       \
+  X(polymcp_call_log) X(polymcp_call_info)
 
 static struct {
   void *dl;
@@ -169,7 +172,7 @@ static bool get_args(napi_env env, napi_callback_info info, size_t n, napi_value
 
 /* ---- servers and their events -------------------------------------------- */
 
-enum { EV_CALL = 1, EV_CANCEL = 2, EV_LOG = 3, EV_CLOSED = 4 };
+enum { EV_CALL = 1, EV_CANCEL = 2, EV_LOG = 3, EV_CLOSED = 4, EV_IDLE = 5 };
 
 typedef struct event {
   uint32_t type;
@@ -430,8 +433,16 @@ static napi_value js_add_resource(napi_env env, napi_callback_info info) {
   return server_add(env, info, lib.polymcp_server_add_resource, "polymcp_server_add_resource");
 }
 
+static napi_value js_add_resource_template(napi_env env, napi_callback_info info) {
+  return server_add(env, info, lib.polymcp_server_add_resource_template, "polymcp_server_add_resource_template");
+}
+
 static napi_value js_add_prompt(napi_env env, napi_callback_info info) {
   return server_add(env, info, lib.polymcp_server_add_prompt, "polymcp_server_add_prompt");
+}
+
+static napi_value js_set_completer(napi_env env, napi_callback_info info) {
+  return server_add(env, info, lib.polymcp_server_set_completer, "polymcp_server_set_completer");
 }
 
 static napi_value js_server_remove(napi_env env, napi_callback_info info) {
@@ -468,25 +479,54 @@ static napi_value js_server_notify(napi_env env, napi_callback_info info) {
   return rc == POLYMCP_OK ? make_undefined(env) : throw_status(env, rc, "polymcp_server_notify");
 }
 
-static napi_value js_serve_stdio(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  if (!get_args(env, info, 1, argv)) {
-    return NULL;
+/* The stdio transport ends with its input, which no callback reports:
+ * a thread waits for the server to go idle and tells JS (EV_IDLE). It holds
+ * its own count on the threadsafe function, so the event can always be
+ * queued, also when on_closed came first. */
+typedef struct watcher {
+  polymcp_server_t handle;
+  napi_threadsafe_function tsfn;
+} watcher;
+
+static void *watch_idle(void *arg) {
+  watcher *w = arg;
+  while (lib.polymcp_server_wait(w->handle, -1) == POLYMCP_E_TIMEOUT) {
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL) {
-    return NULL;
+  event *ev = event_new(EV_IDLE, 0, 0, 0, NULL, 0);
+  if (ev != NULL && napi_call_threadsafe_function(w->tsfn, ev, napi_tsfn_nonblocking) != napi_ok) {
+    free(ev);
   }
-  int rc = lib.polymcp_server_serve_stdio(ctx->handle);
-  if (rc != POLYMCP_OK) {
-    return throw_status(env, rc, "polymcp_server_serve_stdio");
-  }
-  keep_alive(env, ctx);
-  return make_undefined(env);
+  napi_release_threadsafe_function(w->tsfn, napi_tsfn_release);
+  free(w);
+  return NULL;
 }
 
-static napi_value js_serve_http(napi_env env, napi_callback_info info) {
-  napi_value argv[2], out;
+static bool start_watcher(napi_env env, server_ctx *ctx) {
+  watcher *w = malloc(sizeof *w);
+  if (w == NULL || napi_acquire_threadsafe_function(ctx->tsfn) != napi_ok) {
+    free(w);
+    napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: cannot watch the stdio transport");
+    return false;
+  }
+  *w = (watcher){.handle = ctx->handle, .tsfn = ctx->tsfn};
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&t, &attr, watch_idle, w);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    napi_release_threadsafe_function(ctx->tsfn, napi_tsfn_release);
+    free(w);
+    napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: pthread_create failed");
+    return false;
+  }
+  return true;
+}
+
+/* serveStdio(server, optionsJson) */
+static napi_value js_serve_stdio(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
   jstr opts;
   if (!get_args(env, info, 2, argv)) {
     return NULL;
@@ -495,18 +535,18 @@ static napi_value js_serve_http(napi_env env, napi_callback_info info) {
   if (ctx == NULL || !jstr_get(env, argv[1], &opts)) {
     return NULL;
   }
-  char *url = NULL;
-  size_t url_len = 0;
-  int rc = lib.polymcp_server_serve_http(ctx->handle, opts.p, opts.len, &url, &url_len);
+  if (ctx->closed) {
+    jstr_free(&opts);
+    napi_throw_error(env, "POLYMCP_E_CLOSED", "polymcp: the server is closed");
+    return NULL;
+  }
+  int rc = lib.polymcp_server_serve_stdio(ctx->handle, opts.p, opts.len);
   jstr_free(&opts);
   if (rc != POLYMCP_OK) {
-    return throw_status(env, rc, "polymcp_server_serve_http");
+    return throw_status(env, rc, "polymcp_server_serve_stdio");
   }
   keep_alive(env, ctx);
-  napi_status st = napi_create_string_utf8(env, url, url_len, &out);
-  lib.polymcp_free(url);
-  CHECK(env, st);
-  return out;
+  return start_watcher(env, ctx) ? make_undefined(env) : NULL;
 }
 
 /* Closing keeps the loop alive until on_closed, so `await close()` settles. */
@@ -562,6 +602,26 @@ static napi_value js_call_progress(napi_env env, napi_callback_info info) {
   return call_with_json(env, info, lib.polymcp_call_progress);
 }
 
+static napi_value js_call_log(napi_env env, napi_callback_info info) {
+  return call_with_json(env, info, lib.polymcp_call_log);
+}
+
+/* stats() -> JSON of live handle counts, for leak checks. */
+static napi_value js_stats(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  char *json = NULL;
+  size_t len = 0;
+  int rc = lib.polymcp_stats(&json, &len);
+  if (rc != POLYMCP_OK) {
+    return throw_status(env, rc, "polymcp_stats");
+  }
+  napi_status st = napi_create_string_utf8(env, json, len, &out);
+  lib.polymcp_free(json);
+  CHECK(env, st);
+  return out;
+}
+
 static napi_value js_call_fail(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   uint64_t call;
@@ -613,16 +673,19 @@ NEEDS_LIB(js_version)
 NEEDS_LIB(js_server_new)
 NEEDS_LIB(js_add_tool)
 NEEDS_LIB(js_add_resource)
+NEEDS_LIB(js_add_resource_template)
 NEEDS_LIB(js_add_prompt)
+NEEDS_LIB(js_set_completer)
 NEEDS_LIB(js_server_remove)
 NEEDS_LIB(js_server_notify)
 NEEDS_LIB(js_serve_stdio)
-NEEDS_LIB(js_serve_http)
 NEEDS_LIB(js_server_close)
 NEEDS_LIB(js_server_free)
 NEEDS_LIB(js_call_complete)
 NEEDS_LIB(js_call_fail)
 NEEDS_LIB(js_call_progress)
+NEEDS_LIB(js_call_log)
+NEEDS_LIB(js_stats)
 NEEDS_LIB(js_call_info)
 
 NAPI_MODULE_INIT() {
@@ -633,16 +696,19 @@ NAPI_MODULE_INIT() {
       EXPORT("serverNew", js_server_new)
       EXPORT("serverAddTool", js_add_tool)
       EXPORT("serverAddResource", js_add_resource)
+      EXPORT("serverAddResourceTemplate", js_add_resource_template)
       EXPORT("serverAddPrompt", js_add_prompt)
+      EXPORT("serverSetCompleter", js_set_completer)
       EXPORT("serverRemove", js_server_remove)
       EXPORT("serverNotify", js_server_notify)
       EXPORT("serveStdio", js_serve_stdio)
-      EXPORT("serveHttp", js_serve_http)
       EXPORT("serverClose", js_server_close)
       EXPORT("serverFree", js_server_free)
       EXPORT("callComplete", js_call_complete)
       EXPORT("callFail", js_call_fail)
       EXPORT("callProgress", js_call_progress)
+      EXPORT("callLog", js_call_log)
+      EXPORT("stats", js_stats)
       EXPORT("callInfo", js_call_info)
 #undef EXPORT
   };

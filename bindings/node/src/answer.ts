@@ -75,7 +75,7 @@ async function complete(entry: Entry | undefined, params: Params): Promise<unkno
   const argument = (params.argument ?? {}) as { name?: string; value?: string };
   const context = (params.context ?? {}) as { arguments?: { [name: string]: string } };
   const completer: CompleteCallback | undefined =
-    entry && entry.kind !== "tool" && argument.name !== undefined ? entry.complete[argument.name] : undefined;
+    entry?.kind === "completion" && argument.name !== undefined ? entry.complete[argument.name] : undefined;
   if (!completer) {
     return { completion: { values: [] } };
   }

@@ -22,7 +22,7 @@ export interface RequestExtra {
 /** What a RequestExtra needs from the server that created it. */
 export interface CallPort {
   progress(json: string): void;
-  info(): { _meta: Meta; revision: string };
+  log(json: string): void;
 }
 
 const LEVELS: ReadonlySet<string> = new Set(LOGGING_LEVELS);
@@ -42,26 +42,20 @@ export function logJson(level: LoggingLevel, data: unknown, logger?: string): st
   if (!LEVELS.has(level)) {
     throw new TypeError(`unknown log level ${JSON.stringify(level)}; one of ${LOGGING_LEVELS.join(", ")}`);
   }
-  return JSON.stringify({ log: { level, logger, data: data === undefined ? null : data } });
+  return JSON.stringify({ level, logger, data: data === undefined ? null : data });
 }
 
-/** A RequestExtra over one call; _meta and revision are fetched from the core on first use. */
-export function requestExtra(signal: AbortSignal, port: CallPort, meta?: Meta): RequestExtra {
-  let info: { _meta: Meta; revision: string } | undefined;
-  const lazy = () => (info ??= port.info());
+/** A RequestExtra over one call, from the params the core handed over. */
+export function requestExtra(signal: AbortSignal, port: CallPort, params: { _meta?: unknown; revision?: unknown }): RequestExtra {
   return {
     signal,
-    get _meta() {
-      return meta ?? lazy()._meta;
-    },
-    get revision() {
-      return lazy().revision;
-    },
+    _meta: (params._meta ?? {}) as Meta,
+    revision: typeof params.revision === "string" ? params.revision : "",
     sendProgress(progress, total, message) {
       port.progress(progressJson(progress, total, message));
     },
     log(level, data, logger) {
-      port.progress(logJson(level, data, logger));
+      port.log(logJson(level, data, logger));
     },
   };
 }

@@ -51,7 +51,7 @@ export function headerPairs(req: IncomingMessage): [string, string][] {
 
 /** Builds the (req, res) handler; exchanges are answered through the server's event stream. */
 export function createHttpHandler(
-  n: NativeBinding,
+  n: Required<Pick<NativeBinding, "serverHttp" | "httpCancel">>,
   server: NativeServer,
   register: (exchange: bigint, res: ServerResponse) => void,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,

@@ -14,16 +14,18 @@ export const EventType = {
   Cancel: 2,
   Log: 3,
   Closed: 4,
+  /** The stdio transport ended (its input closed): the server serves nothing now. */
+  Idle: 5,
   /** An HTTP exchange's status (kind) and headers (payload, JSON pairs). */
-  HttpHead: 5,
+  HttpHead: 6,
   /** A chunk of an HTTP exchange's body (payload is a Buffer). */
-  HttpBody: 6,
+  HttpBody: 7,
   /** The end of an HTTP exchange. */
-  HttpEnd: 7,
+  HttpEnd: 8,
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
-/** What a Call event asks for (the kind argument of on_call). */
+/** What a Call event asks for (POLYMCP_KIND_*, the kind argument of on_call). */
 export const CallKind = {
   Tool: 1,
   Resource: 2,
@@ -50,22 +52,36 @@ export interface NativeBinding {
   serverNew(optionsJson: string, onEvent: EventCallback): NativeServer;
   serverAddTool(server: NativeServer, json: string, tag: number): void;
   serverAddResource(server: NativeServer, json: string, tag: number): void;
+  serverAddResourceTemplate(server: NativeServer, json: string, tag: number): void;
   serverAddPrompt(server: NativeServer, json: string, tag: number): void;
+  /** refJson is a completion reference: {"type":"ref/prompt","name"} or {"type":"ref/resource","uri"}. */
+  serverSetCompleter(server: NativeServer, refJson: string, tag: number): void;
   serverRemove(server: NativeServer, tag: number): void;
   serverNotify(server: NativeServer, method: string, paramsJson: string): void;
-  serveStdio(server: NativeServer): void;
-  /** Returns the bound URL. */
-  serveHttp(server: NativeServer, optionsJson: string): string;
-  /** Hands one HTTP request to the core; its answer arrives as Http* events under the returned exchange. */
-  serverHttp(server: NativeServer, method: string, url: string, headersJson: string, body: Buffer): bigint;
+  /** Starts serving stdio; an Idle event follows when its input ends. */
+  serveStdio(server: NativeServer, optionsJson: string): void;
+  /**
+   * Listens for Streamable HTTP; returns the bound URL. Absent until the C
+   * ABI exports polymcp_server_serve_http.
+   */
+  serveHttp?(server: NativeServer, optionsJson: string): string;
+  /**
+   * Hands one HTTP request to the core; its answer arrives as Http* events
+   * under the returned exchange. Absent until the C ABI exports its
+   * host-owned HTTP entry point.
+   */
+  serverHttp?(server: NativeServer, method: string, url: string, headersJson: string, body: Buffer): bigint;
   /** The client went away: the core stops the exchange's stream (no more events but HttpEnd). */
-  httpCancel(exchange: bigint): void;
+  httpCancel?(exchange: bigint): void;
   serverClose(server: NativeServer): void;
   serverFree(server: NativeServer): void;
   callComplete(call: bigint, resultJson: string): number;
   callFail(call: bigint, code: number, message: string): number;
   callProgress(call: bigint, progressJson: string): number;
-  /** The call's _meta, revision and principal as JSON, or undefined once the call is gone. */
+  callLog(call: bigint, logJson: string): number;
+  /** Live handle counts: {"servers","calls","sessions","goroutines"}. */
+  stats(): string;
+  /** The call's method, revision, _meta, clientInfo and clientCapabilities as JSON, or undefined once the call is gone. */
   callInfo(call: bigint): string | undefined;
 }
 

@@ -106,7 +106,19 @@ export type Entry =
       readonly args: CompiledSchema | undefined;
       readonly handler: PromptHandler<SchemaInput>;
       readonly complete: { [argument: string]: CompleteCallback };
-    };
+    }
+  | { readonly kind: "completion"; readonly complete: { [argument: string]: CompleteCallback } };
+
+/** The completion/complete reference naming an entry's completer, if it has any. */
+export function completionRef(entry: Entry): { [key: string]: string } | undefined {
+  if (entry.kind === "prompt" && Object.keys(entry.complete).length > 0) {
+    return { type: "ref/prompt", name: entry.name };
+  }
+  if (entry.kind === "resource" && entry.template && Object.keys(entry.complete).length > 0) {
+    return { type: "ref/resource", uri: entry.uri };
+  }
+  return undefined;
+}
 
 function defined(obj: { [key: string]: unknown }): JsonSchema {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));

@@ -17,6 +17,7 @@ import {
   ResourceTemplate,
   type ToolConfig,
   type ToolHandler,
+  completionRef,
   promptEntry,
   resourceEntry,
   toolEntry,
@@ -84,6 +85,7 @@ export class McpServer implements AsyncDisposable {
   #resolveClosed!: () => void;
   #nextTag = 1;
   #state: State = "open";
+  #stdio = false;
 
   constructor(serverInfo: Implementation, options: ServerOptions = {}) {
     if (typeof serverInfo?.name !== "string" || typeof serverInfo.version !== "string") {
@@ -129,21 +131,32 @@ export class McpServer implements AsyncDisposable {
   /** Serves MCP on this process's stdin and stdout; resolves once serving. */
   async connectStdio(): Promise<void> {
     this.#startServing();
-    this.#native.serveStdio(this.#handle);
+    this.#stdio = true;
+    this.#native.serveStdio(this.#handle, "{}");
   }
 
   /** Serves Streamable HTTP (and the legacy SSE transport) on host:port; resolves to the endpoint's URL. */
   async listen(options: ListenOptions = {}): Promise<string> {
+    const serveHttp = this.#native.serveHttp;
+    if (serveHttp === undefined) {
+      throw new NativeError(-1, "polymcp: this libpolymcp has no HTTP listener yet (polymcp_server_serve_http)");
+    }
     this.#startServing();
     const host = options.host ?? "127.0.0.1";
     const addr = host.includes(":") ? `[${host}]:${options.port ?? 0}` : `${host}:${options.port ?? 0}`;
-    return this.#native.serveHttp(this.#handle, JSON.stringify({ addr, path: options.path }));
+    return serveHttp.call(this.#native, this.#handle, JSON.stringify({ addr, path: options.path }));
   }
 
   /** A (req, res) handler for node:http or Express, answering over the core's HTTP entry point. */
   httpHandler(): HttpHandler {
     this.#checkOpen();
-    return createHttpHandler(this.#native, this.#handle, (exchange, res) => this.#responses.add(exchange, res));
+    const { serverHttp, httpCancel } = this.#native;
+    if (serverHttp === undefined || httpCancel === undefined) {
+      throw new NativeError(-1, "polymcp: this libpolymcp has no host-owned HTTP entry point yet");
+    }
+    const n = this.#native;
+    const binding = { serverHttp: serverHttp.bind(n), httpCancel: httpCancel.bind(n) };
+    return createHttpHandler(binding, this.#handle, (exchange, res) => this.#responses.add(exchange, res));
   }
 
   /** Resolves once the core has stopped: in-flight calls were cancelled and every callback has arrived. */
@@ -177,49 +190,55 @@ export class McpServer implements AsyncDisposable {
 
   #register(entry: Entry): RegisteredItem {
     this.#checkOpen();
-    let tag = this.#add(entry);
+    let tags = this.#add(entry);
+    const drop = () => {
+      this.#remove(tags);
+      tags = [];
+    };
     return {
       get enabled() {
-        return tag !== 0;
+        return tags.length > 0;
       },
-      disable: () => {
-        if (tag !== 0) {
-          this.#remove(tag);
-          tag = 0;
-        }
-      },
+      disable: drop,
       enable: () => {
-        if (tag === 0) {
-          tag = this.#add(entry);
+        if (tags.length === 0) {
+          this.#checkOpen();
+          tags = this.#add(entry);
         }
       },
-      remove: () => {
-        if (tag !== 0) {
-          this.#remove(tag);
-          tag = 0;
-        }
-      },
+      remove: drop,
     };
   }
 
-  #add(entry: Entry): number {
+  // Adds the entry under a fresh tag, and its completer under another.
+  #add(entry: Entry): number[] {
+    const n = this.#native;
     const tag = this.#nextTag++;
-    const json = JSON.stringify(entry.json);
+    const json = JSON.stringify("json" in entry ? entry.json : {});
     if (entry.kind === "tool") {
-      this.#native.serverAddTool(this.#handle, json, tag);
+      n.serverAddTool(this.#handle, json, tag);
     } else if (entry.kind === "resource") {
-      this.#native.serverAddResource(this.#handle, json, tag);
-    } else {
-      this.#native.serverAddPrompt(this.#handle, json, tag);
+      (entry.template ? n.serverAddResourceTemplate : n.serverAddResource).call(n, this.#handle, json, tag);
+    } else if (entry.kind === "prompt") {
+      n.serverAddPrompt(this.#handle, json, tag);
     }
     this.#entries.set(tag, entry);
-    return tag;
+    const ref = completionRef(entry);
+    if (ref === undefined || entry.kind === "tool" || entry.kind === "completion") {
+      return [tag];
+    }
+    const completer = this.#nextTag++;
+    n.serverSetCompleter(this.#handle, JSON.stringify(ref), completer);
+    this.#entries.set(completer, { kind: "completion", complete: entry.complete });
+    return [completer, tag];
   }
 
-  #remove(tag: number): void {
-    this.#entries.delete(tag);
-    if (this.#state !== "closed") {
-      this.#native.serverRemove(this.#handle, tag);
+  #remove(tags: number[]): void {
+    for (const tag of tags) {
+      this.#entries.delete(tag);
+      if (this.#state === "open" || this.#state === "serving") {
+        this.#native.serverRemove(this.#handle, tag);
+      }
     }
   }
 
@@ -247,6 +266,12 @@ export class McpServer implements AsyncDisposable {
       case EventType.Closed:
         this.#finish();
         break;
+      case EventType.Idle:
+        // stdin ended: like the TypeScript SDK, the server is done then.
+        if (this.#stdio && this.#state === "serving") {
+          void this.close();
+        }
+        break;
     }
   };
 
@@ -263,9 +288,9 @@ export class McpServer implements AsyncDisposable {
       const params = (payload ? JSON.parse(payload) : {}) as { [key: string]: unknown };
       const port: CallPort = {
         progress: (body) => void n.callProgress(call, body),
-        info: () => parseInfo(n.callInfo(call)),
+        log: (body) => void n.callLog(call, body),
       };
-      const extra = requestExtra(signal, port, params._meta as Meta | undefined);
+      const extra = requestExtra(signal, port, params);
       json = JSON.stringify(await answerFor(kind, entry, params, extra));
     } catch (err) {
       const failure = failureFor(kind, err);
@@ -294,19 +319,17 @@ export class McpServer implements AsyncDisposable {
   }
 }
 
-function parseInfo(json: string | undefined): { _meta: Meta; revision: string } {
-  const info = (json ? JSON.parse(json) : {}) as { _meta?: Meta; revision?: string };
-  return { _meta: info._meta ?? {}, revision: info.revision ?? "" };
-}
-
+// The options of polymcp_server_new; undefined members are left out by JSON.
 function serverOptionsJson(info: Implementation, options: ServerOptions): { [key: string]: unknown } {
   return {
-    serverInfo: info,
+    name: info.name,
+    version: info.version,
+    title: info.title,
     instructions: options.instructions,
-    maxConcurrency: options.maxConcurrency,
-    maxQueue: options.maxQueue,
-    requestTimeoutMs: options.requestTimeoutMs,
-    pageSize: options.pageSize,
     revisions: options.revisions,
+    max_concurrency: options.maxConcurrency,
+    max_queue: options.maxQueue,
+    request_timeout_ms: options.requestTimeoutMs,
+    page_size: options.pageSize,
   };
 }

@@ -27,24 +27,27 @@ export class FakeNative {
   serverAddResource(s, json, tag) {
     s.add("resource", json, tag);
   }
+  serverAddResourceTemplate(s, json, tag) {
+    s.add("template", json, tag);
+  }
   serverAddPrompt(s, json, tag) {
     s.add("prompt", json, tag);
+  }
+  serverSetCompleter(s, json, tag) {
+    s.add("completer", json, tag);
   }
   serverRemove(s, tag) {
     assert.ok(s.catalogue.delete(tag), `remove of unknown tag ${tag}`);
   }
   serverNotify() {}
-  serveStdio(s) {
+  serveStdio(s, optionsJson) {
+    assert.deepEqual(JSON.parse(optionsJson), {});
     s.serving = "stdio";
   }
   serveHttp(s, optionsJson) {
     s.serving = JSON.parse(optionsJson);
     return "http://127.0.0.1:1/mcp";
   }
-  serverHttp() {
-    throw new Error("not used in these tests");
-  }
-  httpCancel() {}
   serverClose(s) {
     s.close();
   }
@@ -65,9 +68,15 @@ export class FakeNative {
     c.progress.push(JSON.parse(json));
     return 0;
   }
+  callLog(call, json) {
+    return this.callProgress(call, json);
+  }
   callInfo(call) {
     const c = this.#find(call);
-    return c && !c.answer ? JSON.stringify({ _meta: { fromInfo: true }, revision: "2025-06-18" }) : undefined;
+    return c && !c.answer ? JSON.stringify({ method: "tools/call", revision: "2025-06-18" }) : undefined;
+  }
+  stats() {
+    return JSON.stringify({ servers: this.servers.filter((s) => !s.freed).length, calls: 0, sessions: 0, goroutines: 0 });
   }
 
   #find(call) {
@@ -116,7 +125,8 @@ class FakeServer {
 
   tagOf(kind, key) {
     for (const [tag, item] of this.catalogue) {
-      if (item.kind === kind && (item.name === key || item.uri === key || item.uriTemplate === key)) {
+      const ref = item.kind === "completer" ? `${item.type}:${item.name ?? item.uri}` : undefined;
+      if (item.kind === kind && (item.name === key || item.uri === key || item.uriTemplate === key || ref === key)) {
         return tag;
       }
     }

@@ -21,7 +21,7 @@ function newServer(options) {
 describe("registration", () => {
   it("sends the server info and options", () => {
     const { core } = newServer({ instructions: "use it", maxConcurrency: 4 });
-    assert.deepEqual(core.options, { serverInfo: { name: "t", version: "1.0.0" }, instructions: "use it", maxConcurrency: 4 });
+    assert.deepEqual(core.options, { name: "t", version: "1.0.0", instructions: "use it", max_concurrency: 4 });
   });
 
   it("sends tools as the protocol's Tool objects", () => {
@@ -46,10 +46,13 @@ describe("registration", () => {
     server.registerResource("a", "test://a", { mimeType: "text/plain", size: 3 }, () => "abc");
     server.registerResource("b", "test://b/{id}", { description: "by id" }, () => "");
     server.registerResource("c", new ResourceTemplate("test://c{?q}"), {}, () => "");
+    server.registerResource("d", new ResourceTemplate("test://d/{x}", { complete: { x: () => [] } }), {}, () => "");
     assert.deepEqual([...core.catalogue.values()], [
       JSON.parse('{"kind":"resource","uri":"test://a","name":"a","mimeType":"text/plain","size":3}'),
-      JSON.parse('{"kind":"resource","uriTemplate":"test://b/{id}","name":"b","description":"by id"}'),
-      JSON.parse('{"kind":"resource","uriTemplate":"test://c{?q}","name":"c"}'),
+      JSON.parse('{"kind":"template","uriTemplate":"test://b/{id}","name":"b","description":"by id"}'),
+      JSON.parse('{"kind":"template","uriTemplate":"test://c{?q}","name":"c"}'),
+      JSON.parse('{"kind":"template","uriTemplate":"test://d/{x}","name":"d"}'),
+      JSON.parse('{"kind":"completer","type":"ref/resource","uri":"test://d/{x}"}'),
     ]);
   });
 
@@ -61,6 +64,14 @@ describe("registration", () => {
       JSON.parse('{"kind":"prompt","name":"p","arguments":[{"name":"city","description":"where","required":true},{"name":"day"}]}'),
       JSON.parse('{"kind":"prompt","name":"q","arguments":[{"name":"x","required":true}]}'),
     ]);
+  });
+
+  it("removes a prompt together with its completer", () => {
+    const { server, core } = newServer();
+    const prompt = server.registerPrompt("p", { complete: { a: () => [] } }, () => "");
+    assert.equal(core.catalogue.size, 2);
+    prompt.remove();
+    assert.equal(core.catalogue.size, 0);
   });
 
   it("removes, disables and enables under fresh tags", () => {
@@ -118,8 +129,9 @@ describe("tool calls", () => {
     });
   }
 
-  it("gives _meta from params and the revision from the core", async () => {
-    assert.deepEqual(await call("meta", {}, { progressToken: 7 }), JSON.parse(
+  it("gives _meta and the revision from the params", async () => {
+    const params = { name: "meta", arguments: {}, revision: "2025-06-18", _meta: { progressToken: 7 } };
+    assert.deepEqual(await core.call(CallKind.Tool, core.tagOf("tool", "meta"), params).done, JSON.parse(
       '{"result":{"content":[{"type":"text","text":"{\\"meta\\":{\\"progressToken\\":7},\\"revision\\":\\"2025-06-18\\"}"}],' +
         '"structuredContent":{"meta":{"progressToken":7},"revision":"2025-06-18"}}}'));
   });
@@ -166,7 +178,7 @@ describe("notifications and cancellation", () => {
     assert.deepEqual(c.state.progress, [
       { progress: 1, total: 2, message: "half" },
       { progress: 2 },
-      { log: { level: "info", logger: "me", data: { step: 1 } } },
+      { level: "info", logger: "me", data: { step: 1 } },
     ]);
   });
 
@@ -200,19 +212,19 @@ describe("resources, prompts and completions", () => {
   const cases = [
     ["a fixed resource", CallKind.Resource, ["resource", "test://fixed"], { uri: "test://fixed" },
       '{"result":{"contents":[{"uri":"test://fixed","text":"read test://fixed","mimeType":"text/plain"}]}}'],
-    ["a template with its variables", CallKind.Resource, ["resource", "test://items/{id}"], { uri: "test://items/7", variables: { id: "7" } },
+    ["a template with its variables", CallKind.Resource, ["template", "test://items/{id}"], { uri: "test://items/7", variables: { id: "7" } },
       '{"result":{"contents":[{"uri":"test://items/7","text":"item 7"}]}}'],
     ["a failing resource is a JSON-RPC error", CallKind.Resource, ["resource", "test://broken"], { uri: "test://broken" },
       '{"error":{"code":-32603,"message":"disk gone"}}'],
     ["a prompt", CallKind.Prompt, ["prompt", "greet"], { name: "greet", arguments: { name: "Ada" } },
       '{"result":{"messages":[{"role":"user","content":{"type":"text","text":"Hello Ada"}}]}}'],
-    ["a prompt argument's completion", CallKind.Complete, ["prompt", "greet"],
+    ["a prompt argument's completion", CallKind.Complete, ["completer", "ref/prompt:greet"],
       { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "name", value: "x" }, context: { arguments: { lang: "fr" } } },
       '{"result":{"completion":{"values":["x-fr"]}}}'],
-    ["a template variable's completion", CallKind.Complete, ["resource", "test://items/{id}"],
+    ["a template variable's completion", CallKind.Complete, ["completer", "ref/resource:test://items/{id}"],
       { ref: { type: "ref/resource", uri: "test://items/{id}" }, argument: { name: "id", value: "a" } },
       '{"result":{"completion":{"values":["a1","a2"]}}}'],
-    ["no completer completes nothing", CallKind.Complete, ["prompt", "greet"],
+    ["no completer completes nothing", CallKind.Complete, ["completer", "ref/prompt:greet"],
       { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "other", value: "" } },
       '{"result":{"completion":{"values":[]}}}'],
   ];
@@ -243,8 +255,7 @@ describe("close", () => {
   it("is async-disposable (await using)", async () => {
     const server = new McpServer({ name: "t", version: "1" });
     const core = fake.servers.at(-1);
-    assert.equal(await server.listen({ port: 0 }), "http://127.0.0.1:1/mcp");
-    assert.deepEqual(core.serving, { addr: "127.0.0.1:0" });
+    await server.connectStdio();
     await server[Symbol.asyncDispose]();
     assert.equal(core.freed, true);
   });

@@ -86,7 +86,9 @@ def _go_build(out: Path) -> None:
     cmd = [go, "build", "-buildmode=c-shared", "-trimpath", "-o", str(out)]
     script = ROOT / "capi" / "polymcp.map"
     if script.exists():
-        cmd.append(f"-ldflags=-extldflags=-Wl,-soname,libpolymcp.so.1,--version-script={script}")
+        # The same link flags as mk/capi.mk: the SONAME and polymcp_* exports only.
+        cmd.append(f"-ldflags=-extldflags '-Wl,-soname,libpolymcp.so.1 "
+                   f"-Wl,--version-script={script}'")
     subprocess.run([*cmd, "./capi"], cwd=ROOT, check=True)
 
 
@@ -106,10 +108,15 @@ def _library(settings: Mapping[str, Any] | None, scratch: Path) -> Path:
 
 
 def _package_files() -> list[tuple[str, Path]]:
+    """The package's sources: .py files and the py.typed marker, nothing a
+    tool left beside them (caches, a copied library)."""
     files = []
     for path in sorted(PACKAGE.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.name != LIBRARY:
-            files.append(("polymcp/" + path.relative_to(PACKAGE).as_posix(), path))
+        rel = path.relative_to(PACKAGE)
+        if any(part.startswith((".", "__pycache__")) for part in rel.parts[:-1]):
+            continue
+        if path.is_file() and (path.suffix == ".py" or path.name == "py.typed"):
+            files.append(("polymcp/" + rel.as_posix(), path))
     return files
 
 

@@ -2,8 +2,12 @@
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -209,3 +213,33 @@ def test_start_stop_hundred_times_leaks_nothing(lib: _native.Library) -> None:
     assert threading.active_count() == threads_before
     assert after["goroutines"] <= before["goroutines"] + 10
     assert len(_native._targets) == 0 and len(_native._senders) == 0
+
+
+def test_the_library_is_looked_up_in_the_package_then_the_checkout() -> None:
+    package, checkout = _native._candidates()
+    root = Path(__file__).resolve().parents[3]
+    assert package == root / "bindings/python/src/polymcp/libpolymcp.so"
+    assert checkout == root / "build/libpolymcp.so"
+
+
+def test_interpreter_exit_closes_servers_and_waits_for_on_closed(lib: _native.Library) -> None:
+    # atexit runs handlers last-registered first: this check, registered
+    # before polymcp is imported, runs after polymcp's close_all.
+    script = ("import atexit\n"
+              "atexit.register(lambda: print('closed' if native.closed else 'open'))\n"
+              "import asyncio, polymcp, sys\n"
+              "from polymcp import _serve\n"
+              "s = polymcp.Server('exit')\n"
+              "@s.tool()\n"
+              "async def slow() -> str:\n"
+              "    await asyncio.sleep(3600)\n"
+              "    return 'never'\n"
+              "sess = s.session(lambda raw: None)\n"
+              f"sess.dispatch({INIT!r})\n"
+              "sess.dispatch(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+              "\"params\":{\"name\":\"slow\"}}')\n"
+              "native = next(iter(_serve._live))\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == b"closed"

@@ -28,6 +28,7 @@ from ._content import (
 )
 from ._context import Context, LogLevel
 from ._errors import InputRequiredUnsupported, McpError, NativeError, ToolError
+from ._native import load_library
 from ._schema import schema_of
 from ._server import Server
 
@@ -52,5 +53,6 @@ __all__ = [
     "Text",
     "ToolError",
     "ToolResult",
+    "load_library",
     "schema_of",
 ]

@@ -1,0 +1,614 @@
+/*
+ * The C test program of libpolymcp: it drives the library only through
+ * polymcp.h, as a host would. `abi_test` runs every test, `abi_test NAME`
+ * one, `abi_test --list` names them, `abi_test --version` prints
+ * polymcp_version(). capi/capitest runs each test from go test; make
+ * test-capi and make check-memory (valgrind) run the whole program.
+ *
+ * Every wait is bounded (FAIL_AFTER_MS) as a failure bound only.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "polymcp.h"
+
+#define FAIL_AFTER_MS 20000
+#define S(lit) lit, sizeof(lit) - 1
+
+static const char *current;
+
+static void fail(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  const char *msg;
+  size_t len;
+  int code = polymcp_last_error(&msg, &len);
+  fprintf(stderr, "FAIL %s (%s:%d): ", current, file, line);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, " [last error %d: %.*s]\n", code, (int)len, msg);
+  exit(1);
+}
+
+#define CHECK(cond, ...) \
+  do {                   \
+    if (!(cond)) fail(__FILE__, __LINE__, __VA_ARGS__); \
+  } while (0)
+#define EXPECT_RC(want, call)                                                         \
+  do {                                                                                \
+    int rc_ = (call);                                                                 \
+    CHECK(rc_ == (want), "%s returned %d, want %d (%s)", #call, rc_, (want), #want); \
+  } while (0)
+#define OK(call) EXPECT_RC(POLYMCP_OK, call)
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* ---- a recording host ---- */
+
+enum { MAX_EVENTS = 30000 };
+
+struct host {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  polymcp_server_t server;
+  int calls, cancels, closed, after_closed;
+  int answer_inline;          /* complete inside on_call */
+  int queue_calls;            /* push calls to the work queue */
+  polymcp_call_t queue[MAX_EVENTS];
+  int qhead, qtail, qdone;
+  int barrier;                /* on_call waits until this many are inside */
+  int inside, max_inside;
+  int wait_rc;                /* polymcp_server_wait from inside a callback */
+  char last_params[512];
+  int replies;                /* session messages with "result" */
+  char last_reply[1024];
+};
+
+static void host_init(struct host *h) {
+  memset(h, 0, sizeof *h);
+  pthread_mutex_init(&h->mu, NULL);
+  pthread_cond_init(&h->cv, NULL);
+  h->wait_rc = 1;
+}
+
+static void host_destroy(struct host *h) {
+  pthread_mutex_destroy(&h->mu);
+  pthread_cond_destroy(&h->cv);
+}
+
+static const char RESULT[] = "{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}";
+
+/* Waits on h->cv until cond holds; fails after FAIL_AFTER_MS. mu held. */
+#define WAIT_UNTIL(h, cond)                                                          \
+  do {                                                                               \
+    struct timespec until_;                                                          \
+    clock_gettime(CLOCK_REALTIME, &until_);                                          \
+    until_.tv_sec += FAIL_AFTER_MS / 1000;                                           \
+    while (!(cond))                                                                  \
+      if (pthread_cond_timedwait(&(h)->cv, &(h)->mu, &until_) != 0 && !(cond))       \
+        fail(__FILE__, __LINE__, "timed out waiting for %s", #cond);                 \
+  } while (0)
+
+static void on_call(void *user, polymcp_call_t call, uint32_t kind, uint64_t tag, const char *params,
+                    size_t len) {
+  struct host *h = user;
+  (void)tag;
+  CHECK(kind == POLYMCP_KIND_TOOL, "kind %u", kind);
+  pthread_mutex_lock(&h->mu);
+  if (h->closed) h->after_closed++;
+  h->calls++;
+  snprintf(h->last_params, sizeof h->last_params, "%.*s", (int)len, params);
+  if (h->wait_rc == 1) h->wait_rc = polymcp_server_wait(h->server, 0);
+  h->inside++;
+  if (h->inside > h->max_inside) h->max_inside = h->inside;
+  pthread_cond_broadcast(&h->cv);
+  if (h->barrier > 0) WAIT_UNTIL(h, h->max_inside >= h->barrier);
+  h->inside--;
+  if (h->queue_calls) {
+    h->queue[h->qtail++ % MAX_EVENTS] = call;
+    pthread_cond_broadcast(&h->cv);
+  }
+  pthread_mutex_unlock(&h->mu);
+  if (h->answer_inline) OK(polymcp_call_complete(call, S(RESULT)));
+}
+
+static void on_cancel(void *user, polymcp_call_t call) {
+  struct host *h = user;
+  (void)call;
+  pthread_mutex_lock(&h->mu);
+  if (h->closed) h->after_closed++;
+  h->cancels++;
+  pthread_cond_broadcast(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+}
+
+static void on_closed(void *user) {
+  struct host *h = user;
+  pthread_mutex_lock(&h->mu);
+  if (h->closed) h->after_closed++;
+  h->closed++;
+  pthread_cond_broadcast(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+}
+
+static void on_send(void *user, const char *msg, size_t len) {
+  struct host *h = user;
+  pthread_mutex_lock(&h->mu);
+  if (h->closed) h->after_closed++;
+  if (memmem(msg, len, "\"result\"", 8) != NULL) h->replies++;
+  snprintf(h->last_reply, sizeof h->last_reply, "%.*s", (int)len, msg);
+  pthread_cond_broadcast(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+}
+
+static const char ECHO[] =
+    "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}}";
+static const char INIT[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+    "\"capabilities\":{},\"clientInfo\":{\"name\":\"abi_test\",\"version\":\"1\"}}}";
+static const char INITIALIZED[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+
+static polymcp_server_callbacks callbacks(struct host *h) {
+  polymcp_server_callbacks cb = {sizeof cb, h, on_call, on_cancel, NULL, on_closed};
+  return cb;
+}
+
+static polymcp_server_t new_server(struct host *h, const char *options) {
+  polymcp_server_callbacks cb = callbacks(h);
+  OK(polymcp_server_new(options, options ? strlen(options) : 0, &cb, &h->server));
+  OK(polymcp_server_add_tool(h->server, S(ECHO), 1));
+  return h->server;
+}
+
+static polymcp_session_t open_session(struct host *h) {
+  polymcp_session_t ss;
+  OK(polymcp_session_open(h->server, NULL, 0, on_send, h, &ss));
+  OK(polymcp_session_dispatch(ss, S(INIT)));
+  OK(polymcp_session_dispatch(ss, S(INITIALIZED)));
+  return ss;
+}
+
+static void send_call(polymcp_session_t ss, int id) {
+  char msg[256];
+  int n = snprintf(msg, sizeof msg,
+                   "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                   "\"arguments\":{\"text\":\"x\"}}}",
+                   id);
+  OK(polymcp_session_dispatch(ss, msg, (size_t)n));
+}
+
+/* Closes and frees the server, then checks the end of its life. */
+static void finish(struct host *h) {
+  OK(polymcp_server_close(h->server));
+  int rc;
+  for (int i = 0; (rc = polymcp_server_wait(h->server, 100)) == POLYMCP_E_TIMEOUT && i < FAIL_AFTER_MS / 100; i++) {
+  }
+  OK(rc);
+  pthread_mutex_lock(&h->mu);
+  CHECK(h->closed == 1, "on_closed came %d times", h->closed);
+  pthread_mutex_unlock(&h->mu);
+  OK(polymcp_server_free(h->server));
+  EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_free(h->server));
+  sleep_ms(20); /* anything late would show in after_closed */
+  pthread_mutex_lock(&h->mu);
+  CHECK(h->after_closed == 0, "%d callbacks after on_closed", h->after_closed);
+  pthread_mutex_unlock(&h->mu);
+}
+
+/* The live handle counts are back to zero (other servers aside). */
+static void check_no_handles(void) {
+  char *json;
+  size_t len;
+  OK(polymcp_stats(&json, &len));
+  CHECK(json[len] == 0, "stats not NUL-terminated");
+  CHECK(strstr(json, "\"servers\":0") && strstr(json, "\"calls\":0") && strstr(json, "\"sessions\":0"),
+        "handles left: %s", json);
+  polymcp_free(json);
+}
+
+/* ---- tests ---- */
+
+static void test_version(void) {
+  CHECK(polymcp_abi_version() == ((POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR), "abi %#x", polymcp_abi_version());
+  CHECK(strlen(polymcp_version()) > 0, "empty version");
+}
+
+static void test_last_error(void) {
+  const char *msg;
+  size_t len;
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_configure(S("{\"nope\":1}")));
+  CHECK(polymcp_last_error(&msg, &len) == POLYMCP_E_INVALID, "code");
+  CHECK(len > 0 && msg[len] == 0 && strstr(msg, "nope"), "message %s", msg);
+  CHECK(polymcp_last_error(NULL, NULL) == POLYMCP_E_INVALID, "code without outputs");
+  OK(polymcp_configure(S("{\"log_level\":\"warn\"}")));
+  CHECK(polymcp_last_error(NULL, NULL) == POLYMCP_E_INVALID, "success must not clear the last error");
+}
+
+/* Each thread has its own last error. */
+static void *other_thread_error(void *arg) {
+  (void)arg;
+  const char *msg;
+  size_t len;
+  CHECK(polymcp_last_error(&msg, &len) == POLYMCP_OK && len == 0, "fresh thread has an error: %s", msg);
+  EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_close(0));
+  return NULL;
+}
+
+static void test_last_error_per_thread(void) {
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_configure(S("[")));
+  pthread_t t;
+  pthread_create(&t, NULL, other_thread_error, NULL);
+  pthread_join(t, NULL);
+  CHECK(polymcp_last_error(NULL, NULL) == POLYMCP_E_INVALID, "another thread's error leaked here");
+}
+
+static void test_bad_arguments(void) {
+  struct host h;
+  host_init(&h);
+  polymcp_server_callbacks cb = callbacks(&h);
+  polymcp_server_t s = 42;
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_new(NULL, 0, NULL, &s));
+  CHECK(s == 0, "out not cleared on failure");
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_new(NULL, 5, &cb, &s));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_new(NULL, 0, &cb, NULL));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_new(S("{\"max_queue\":\"x\"}"), &cb, &s));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_new(S("not json"), &cb, &s));
+  cb.struct_size = 8;
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_new(NULL, 0, &cb, &s));
+  cb = callbacks(&h);
+  cb.on_call = NULL;
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_new(NULL, 0, &cb, &s));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_stats(NULL, NULL));
+
+  new_server(&h, NULL);
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_add_tool(h.server, S("{\"name\":"), 2));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_add_tool(h.server, NULL, 3, 2));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_add_tool(h.server, S("{\"name\":\"x y\"}"), 2));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_add_tool(h.server, S("{\"name\":\"other\"}"), 1)); /* tag in use */
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_add_resource(h.server, S("{\"uri\":\"\",\"name\":\"r\"}"), 2));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_add_resource_template(h.server, S("{\"uriTemplate\":\"a{\"}"), 2));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_add_prompt(h.server, S("{}"), 2));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_set_completer(h.server, S("{\"type\":\"ref/x\"}"), 2));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_remove(h.server, 99));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_notify(h.server, S("notifications/tools/list_changed"), NULL, 0));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_notify(h.server, NULL, 1, NULL, 0));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_serve_stdio(h.server, S("{\"in_fd\":\"zero\"}")));
+  EXPECT_RC(POLYMCP_E_IO, polymcp_server_serve_stdio(h.server, S("{\"in_fd\":12345}")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_session_open(h.server, NULL, 0, NULL, NULL, &s));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_info(1, NULL, NULL));
+  OK(polymcp_server_notify(h.server, S("notifications/resources/updated"), S("{\"uri\":\"file:///a\"}")));
+  OK(polymcp_server_add_resource(h.server, S("{\"uri\":\"file:///a\",\"name\":\"a\"}"), 2));
+  OK(polymcp_server_remove(h.server, 2));
+  finish(&h);
+  host_destroy(&h);
+}
+
+static void test_bad_handles(void) {
+  struct host h;
+  host_init(&h);
+  new_server(&h, NULL);
+  polymcp_session_t ss = open_session(&h);
+  polymcp_server_t never = h.server + 1000;
+  char *out;
+  size_t len;
+  polymcp_server_t handles[] = {0, never, ss};
+  for (size_t i = 0; i < sizeof handles / sizeof *handles; i++) {
+    polymcp_server_t b = handles[i];
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_add_tool(b, S(ECHO), 1));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_add_resource(b, S("{}"), 1));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_add_resource_template(b, S("{}"), 1));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_add_prompt(b, S("{}"), 1));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_set_completer(b, S("{}"), 1));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_remove(b, 1));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_notify(b, S("x"), NULL, 0));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_serve_stdio(b, NULL, 0));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_wait(b, 0));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_close(b));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_free(b));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_session_open(b, NULL, 0, on_send, &h, &ss));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_complete(b, S(RESULT)));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_fail(b, 0, S("x")));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_progress(b, S("{\"progress\":1}")));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_log(b, S("{\"level\":\"info\",\"data\":1}")));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_info(b, &out, &len));
+  }
+  ss = open_session(&h);
+  EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_session_dispatch(h.server, S(INIT)));
+  OK(polymcp_session_close(ss));
+  EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_session_close(ss));
+  EXPECT_RC(POLYMCP_E_CLOSED, polymcp_session_dispatch(ss, S(INIT)));
+  finish(&h);
+  host_destroy(&h);
+}
+
+/* Waits until the host has queued at least n calls; returns the next one. */
+static polymcp_call_t next_call(struct host *h) {
+  pthread_mutex_lock(&h->mu);
+  WAIT_UNTIL(h, h->qhead < h->qtail);
+  polymcp_call_t c = h->queue[h->qhead++ % MAX_EVENTS];
+  pthread_mutex_unlock(&h->mu);
+  return c;
+}
+
+static void wait_replies(struct host *h, int n) {
+  pthread_mutex_lock(&h->mu);
+  WAIT_UNTIL(h, h->replies >= n);
+  pthread_mutex_unlock(&h->mu);
+}
+
+static void test_call_errors(void) {
+  struct host h;
+  host_init(&h);
+  h.queue_calls = 1;
+  new_server(&h, NULL);
+  polymcp_session_t ss = open_session(&h);
+  send_call(ss, 1);
+  polymcp_call_t c = next_call(&h);
+  CHECK(strstr(h.last_params, "\"arguments\":{\"text\":\"x\"}") && strstr(h.last_params, "\"revision\":\"2025-06-18\""),
+        "params %s", h.last_params);
+  CHECK(h.wait_rc == POLYMCP_E_INVALID, "wait inside a callback returned %d", h.wait_rc);
+
+  char *info;
+  size_t len;
+  OK(polymcp_call_info(c, &info, &len));
+  CHECK(info[len] == 0 && strstr(info, "\"method\":\"tools/call\""), "info %s", info);
+  polymcp_free(info);
+  OK(polymcp_call_progress(c, S("{\"progress\":1}"))); /* no token: nothing sent */
+  OK(polymcp_call_log(c, S("{\"level\":\"info\",\"data\":\"x\"}")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_progress(c, S("{\"progress\":")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_log(c, S("{\"level\":\"loud\",\"data\":1}")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_complete(c, S("{\"content\":")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_complete(c, NULL, 0));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_fail(c, 0, S("\xff\xfe")));
+  OK(polymcp_call_complete(c, S(RESULT))); /* the bad attempts left it pending */
+  wait_replies(&h, 2);
+  CHECK(strstr(h.last_reply, "\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}"), "reply %s",
+        h.last_reply);
+  EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_complete(c, S(RESULT)));
+  EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_fail(c, 0, S("again")));
+  EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_progress(c, S("{\"progress\":2}")));
+  EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_info(c, &info, &len));
+
+  /* Complete after the client cancelled. */
+  send_call(ss, 2);
+  c = next_call(&h);
+  OK(polymcp_session_dispatch(ss, S("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}")));
+  pthread_mutex_lock(&h.mu);
+  WAIT_UNTIL(&h, h.cancels == 1);
+  pthread_mutex_unlock(&h.mu);
+  EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_complete(c, S(RESULT)));
+
+  /* A tool failure and a protocol error. */
+  send_call(ss, 3);
+  OK(polymcp_call_fail(next_call(&h), 0, S("it broke")));
+  wait_replies(&h, 3);
+  CHECK(strstr(h.last_reply, "\"isError\":true") && strstr(h.last_reply, "it broke"), "reply %s", h.last_reply);
+  send_call(ss, 4);
+  OK(polymcp_call_fail(next_call(&h), -32602, S("bad")));
+  pthread_mutex_lock(&h.mu);
+  WAIT_UNTIL(&h, strstr(h.last_reply, "\"id\":4,\"error\":{\"code\":-32602,\"message\":\"bad\"}") != NULL);
+  pthread_mutex_unlock(&h.mu);
+  finish(&h);
+  host_destroy(&h);
+  check_no_handles();
+}
+
+/* on_call runs on several threads at once: BARRIER calls wait inside it
+ * for each other, which only works if they run concurrently. */
+static void test_concurrent_callbacks(void) {
+  enum { BARRIER = 6 };
+  struct host h;
+  host_init(&h);
+  h.barrier = BARRIER;
+  h.answer_inline = 1;
+  new_server(&h, "{\"max_concurrency\":16}");
+  polymcp_session_t ss = open_session(&h);
+  for (int i = 1; i <= BARRIER; i++) send_call(ss, i);
+  wait_replies(&h, BARRIER + 1);
+  CHECK(h.max_inside >= BARRIER, "max %d at once", h.max_inside);
+  finish(&h);
+  host_destroy(&h);
+}
+
+/* 10,000 calls answered by 8 host threads. */
+enum { MANY = 10000, WORKERS = 8 };
+
+static void *worker(void *arg) {
+  struct host *h = arg;
+  for (;;) {
+    pthread_mutex_lock(&h->mu);
+    WAIT_UNTIL(h, h->qhead < h->qtail || h->qdone);
+    if (h->qhead == h->qtail) {
+      pthread_mutex_unlock(&h->mu);
+      return NULL;
+    }
+    polymcp_call_t c = h->queue[h->qhead++ % MAX_EVENTS];
+    pthread_mutex_unlock(&h->mu);
+    OK(polymcp_call_complete(c, S(RESULT)));
+  }
+}
+
+static void test_many_calls(void) {
+  struct host h;
+  host_init(&h);
+  h.queue_calls = 1;
+  new_server(&h, "{\"max_concurrency\":64,\"max_queue\":20000}");
+  polymcp_session_t ss = open_session(&h);
+  pthread_t t[WORKERS];
+  for (int i = 0; i < WORKERS; i++) pthread_create(&t[i], NULL, worker, &h);
+  for (int i = 1; i <= MANY; i++) send_call(ss, i);
+  wait_replies(&h, MANY + 1);
+  pthread_mutex_lock(&h.mu);
+  h.qdone = 1;
+  pthread_cond_broadcast(&h.cv);
+  pthread_mutex_unlock(&h.mu);
+  for (int i = 0; i < WORKERS; i++) pthread_join(t[i], NULL);
+  CHECK(h.calls == MANY && h.replies == MANY + 1, "%d calls, %d replies", h.calls, h.replies);
+  finish(&h);
+  host_destroy(&h);
+  check_no_handles();
+}
+
+/* Close with calls in flight: each gets on_cancel, on_closed comes last. */
+static void test_close_in_flight(void) {
+  enum { N = 24 };
+  struct host h;
+  host_init(&h);
+  h.queue_calls = 1;
+  new_server(&h, NULL);
+  polymcp_session_t ss = open_session(&h);
+  for (int i = 1; i <= N; i++) send_call(ss, i);
+  pthread_mutex_lock(&h.mu);
+  WAIT_UNTIL(&h, h.calls == N);
+  pthread_mutex_unlock(&h.mu);
+  OK(polymcp_server_close(h.server));
+  OK(polymcp_server_wait(h.server, FAIL_AFTER_MS));
+  pthread_mutex_lock(&h.mu);
+  CHECK(h.cancels == N && h.closed == 1, "%d cancels, closed %d", h.cancels, h.closed);
+  pthread_mutex_unlock(&h.mu);
+  for (int i = 0; i < N; i++) EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_complete(h.queue[i], S(RESULT)));
+  EXPECT_RC(POLYMCP_E_CLOSED, polymcp_session_dispatch(ss, S(INIT)));
+  EXPECT_RC(POLYMCP_E_CLOSED, polymcp_server_add_tool(h.server, S(ECHO), 5));
+  finish(&h);
+  host_destroy(&h);
+  check_no_handles();
+}
+
+/* Free without close: the server closes itself, callbacks go on until
+ * on_closed. */
+static void test_free_open_server(void) {
+  struct host h;
+  host_init(&h);
+  h.queue_calls = 1;
+  new_server(&h, NULL);
+  polymcp_session_t ss = open_session(&h);
+  send_call(ss, 1);
+  polymcp_call_t c = next_call(&h);
+  OK(polymcp_server_free(h.server));
+  EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_free(h.server));
+  pthread_mutex_lock(&h.mu);
+  WAIT_UNTIL(&h, h.closed == 1);
+  CHECK(h.cancels == 1, "cancels %d", h.cancels);
+  pthread_mutex_unlock(&h.mu);
+  EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_complete(c, S(RESULT)));
+  host_destroy(&h);
+  check_no_handles();
+}
+
+/* stdio over pipes given as descriptors. */
+static void test_stdio_pipes(void) {
+  struct host h;
+  host_init(&h);
+  h.answer_inline = 1;
+  new_server(&h, NULL);
+  int in[2], out[2];
+  CHECK(pipe(in) == 0 && pipe(out) == 0, "pipe");
+  char opts[64];
+  int n = snprintf(opts, sizeof opts, "{\"in_fd\":%d,\"out_fd\":%d}", in[0], out[1]);
+  OK(polymcp_server_serve_stdio(h.server, opts, (size_t)n));
+  static const char call[] =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}\n";
+  CHECK(write(in[1], INIT, sizeof INIT - 1) > 0 && write(in[1], "\n", 1) == 1, "write");
+  CHECK(write(in[1], call, sizeof call - 1) > 0, "write");
+  char buf[4096];
+  size_t got = 0;
+  while (!memmem(buf, got, "\"id\":1,", 7)) {
+    ssize_t r = read(out[0], buf + got, sizeof buf - got - 1);
+    CHECK(r > 0, "read %zd", r);
+    got += (size_t)r;
+  }
+  buf[got] = 0;
+  CHECK(strstr(buf, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n"),
+        "output %s", buf);
+  EXPECT_RC(POLYMCP_E_TIMEOUT, polymcp_server_wait(h.server, 0));
+  close(in[1]); /* end of input ends the transport */
+  OK(polymcp_server_wait(h.server, FAIL_AFTER_MS));
+  close(in[0]), close(out[0]), close(out[1]); /* ours: the library used duplicates */
+  finish(&h);
+  host_destroy(&h);
+}
+
+/* A child after fork() gets POLYMCP_E_FORKED without entering Go. */
+static void test_fork(void) {
+  struct host h;
+  host_init(&h);
+  new_server(&h, NULL);
+  pid_t pid = fork();
+  CHECK(pid >= 0, "fork");
+  if (pid == 0) {
+    polymcp_server_t s;
+    polymcp_server_callbacks cb = callbacks(&h);
+    const char *msg;
+    int ok = polymcp_server_new(NULL, 0, &cb, &s) == POLYMCP_E_FORKED &&
+             polymcp_server_close(h.server) == POLYMCP_E_FORKED && polymcp_call_complete(1, S("{}")) == POLYMCP_E_FORKED &&
+             polymcp_last_error(&msg, NULL) == POLYMCP_E_FORKED && strstr(msg, "fork") != NULL;
+    _exit(ok ? 0 : 3);
+  }
+  int status;
+  CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+  finish(&h);
+  host_destroy(&h);
+}
+
+static void test_configure(void) {
+  OK(polymcp_configure(NULL, 0));
+  OK(polymcp_configure(S("{\"max_procs\":0,\"log_level\":\"error\"}")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_configure(S("{\"log_level\":\"loud\"}")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_configure(NULL, 1));
+  OK(polymcp_configure(S("{\"log_level\":\"warn\"}")));
+}
+
+static const struct {
+  const char *name;
+  void (*fn)(void);
+} tests[] = {
+    {"version", test_version},
+    {"last_error", test_last_error},
+    {"last_error_per_thread", test_last_error_per_thread},
+    {"configure", test_configure},
+    {"bad_arguments", test_bad_arguments},
+    {"bad_handles", test_bad_handles},
+    {"call_errors", test_call_errors},
+    {"concurrent_callbacks", test_concurrent_callbacks},
+    {"many_calls", test_many_calls},
+    {"close_in_flight", test_close_in_flight},
+    {"free_open_server", test_free_open_server},
+    {"stdio_pipes", test_stdio_pipes},
+    {"fork", test_fork},
+};
+
+int main(int argc, char **argv) {
+  size_t n = sizeof tests / sizeof *tests;
+  if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+    for (size_t i = 0; i < n; i++) puts(tests[i].name);
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+    puts(polymcp_version());
+    return 0;
+  }
+  int ran = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (argc > 1 && strcmp(argv[1], tests[i].name) != 0) continue;
+    current = tests[i].name;
+    tests[i].fn();
+    printf("ok %s\n", current);
+    ran++;
+  }
+  if (ran == 0) {
+    fprintf(stderr, "abi_test: no test named %s\n", argv[1]);
+    return 2;
+  }
+  return 0;
+}

@@ -17,13 +17,19 @@ static volatile int forked;
 
 static void on_fork_child(void) { forked = 1; }
 
-__attribute__((constructor)) static void pmcp_init(void) { pthread_atfork(NULL, NULL, on_fork_child); }
-
-/* This thread's last failure, and how deep in host callbacks it is. */
+/* This thread's last failure, and how deep in host callbacks it is. The
+ * message is also registered under err_key, whose destructor frees it when
+ * the thread exits. */
 static __thread int err_code;
 static __thread char *err_msg;
 static __thread size_t err_len;
 static __thread int callback_depth;
+static pthread_key_t err_key;
+
+__attribute__((constructor)) static void pmcp_init(void) {
+  pthread_atfork(NULL, NULL, on_fork_child);
+  pthread_key_create(&err_key, free);
+}
 
 int pmcp_set_error(int code, const char *msg, size_t len) {
   char *copy = pmcp_dup(msg, len);
@@ -31,6 +37,7 @@ int pmcp_set_error(int code, const char *msg, size_t len) {
     free(err_msg);
     err_msg = copy;
     err_len = len;
+    pthread_setspecific(err_key, copy);
   }
   err_code = code;
   return code;

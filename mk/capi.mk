@@ -14,11 +14,13 @@ CAPI_VERSION  := 0.1.0
 CAPI_ABSBUILD  = $(abspath $(BUILD))
 CAPI_CFLAGS   ?= -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror
 CAPI_LDLIBS    = -L$(BUILD) -lpolymcp -lpthread -Wl,-rpath,$(CAPI_ABSBUILD)
-# valgrind runs the C test program; Go's runtime keeps memory it never
-# frees, so only definite leaks and invalid accesses fail the run.
-VALGRIND      ?= valgrind
-VALGRIND_OPTS ?= --error-exitcode=9 --errors-for-leak-kinds=definite --leak-check=full \
-		--suppressions=capi/capitest/valgrind.supp --quiet
+# check-memory runs the C test program built with AddressSanitizer, whose
+# leak checker sees the C heap (the library's outputs, the last-error
+# buffers) but not Go's. valgrind is no use here: Go's stack copying looks
+# like thousands of invalid accesses to it.
+CAPI_ASAN      := $(BUILD)/capi/abi_test_asan
+CAPI_ASANFLAGS ?= -std=c99 -D_POSIX_C_SOURCE=200809L -O1 -g -fno-omit-frame-pointer \
+		-fsanitize=address,undefined -fno-sanitize-recover=undefined -Wall -Wextra -Werror
 
 .PHONY: build-capi test-capi check-memory
 
@@ -49,10 +51,14 @@ $(CAPI_TESTPROG): capi/capitest/testdata/abi_test.c $(CAPI_HDR) $(CAPI_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CAPI_CFLAGS) -I$(BUILD) -o $@ $< $(CAPI_LDLIBS)
 
-test-capi: build-capi $(CAPI_TESTPROG) ## C ABI: the C test program, the cgo tests and the example's stdio rules
+$(CAPI_ASAN): capi/capitest/testdata/abi_test.c $(CAPI_HDR) $(CAPI_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CAPI_ASANFLAGS) -I$(BUILD) -o $@ $< $(CAPI_LDLIBS)
+
+test-capi: build-capi $(CAPI_TESTPROG) check-memory ## C ABI: the C test program (plain and ASan), the cgo tests, the example's stdio rules
 	$(CAPI_TESTPROG)
 	$(GO) test -race -count=1 ./capi/internal/...
 	POLYMCP_CAPI_BUILD=$(CAPI_ABSBUILD) $(GO) test -count=1 ./capi/capitest/...
 
-check-memory: build-capi $(CAPI_TESTPROG) ## the C test program under valgrind
-	$(VALGRIND) $(VALGRIND_OPTS) $(CAPI_TESTPROG)
+check-memory: $(CAPI_ASAN) ## the C test program under AddressSanitizer (leaks, bad accesses)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 $(CAPI_ASAN)

@@ -589,6 +589,7 @@ static const struct {
 };
 
 int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0); /* progress survives a sanitizer's exit */
   size_t n = sizeof tests / sizeof *tests;
   if (argc > 1 && strcmp(argv[1], "--list") == 0) {
     for (size_t i = 0; i < n; i++) puts(tests[i].name);

@@ -1,0 +1,95 @@
+package capitest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/transport/stdio"
+)
+
+// failAfter bounds each wait; a healthy run never comes near it.
+const failAfter = 20 * time.Second
+
+// exchange is one step of a transcript: a message to send (or none) and
+// the answer expected next (or none).
+type exchange struct{ send, want string }
+
+// TestExampleStdio holds the C example to the stdio rules: the lifecycle,
+// the catalogue, echo, sleep with and without cancellation, 200 pipelined
+// calls, and a clean exit 0 at end of input.
+func TestExampleStdio(t *testing.T) {
+	ready(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*failAfter)
+	defer cancel()
+	p, err := stdio.Spawn(ctx, example)
+	require.NoError(t, err)
+	defer p.Close()
+
+	for _, ex := range []exchange{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"capitest","version":"1"}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"polymcp-c-example","version":"1.0.0"}}}`},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"tools":[` +
+				`{"name":"echo","description":"Returns its text argument as one text item","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},` +
+				`{"name":"sleep","description":"Waits ms milliseconds, then returns \"slept\"","inputSchema":{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}}]}}`},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"héllo \"q\" \\ \u2028"}}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"héllo \"q\" \\ \u2028"}]}}`},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"missing required argument \"text\""}],"isError":true}}`},
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20}}}`,
+			`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"slept"}]}}`},
+		// A cancelled sleep never answers: the next answer is the echo's.
+		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":600000}}}`, ``},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}`, ``},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"after"}}}`,
+			`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"after"}]}}`},
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"unknown tool: nope"}}`},
+	} {
+		if ex.send != "" {
+			require.NoError(t, p.Send([]byte(ex.send)))
+		}
+		if ex.want != "" {
+			assert.JSONEq(t, ex.want, recv(ctx, t, p), "answer to %s", ex.send)
+		}
+	}
+
+	const pipelined = 200
+	for i := range pipelined {
+		require.NoError(t, p.Send(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"m%d"}}}`, 1000+i, i)))
+	}
+	want := map[string]bool{}
+	for i := range pipelined {
+		want[fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"m%d"}]}}`, 1000+i, i)] = true
+	}
+	for range pipelined {
+		got := recv(ctx, t, p)
+		require.True(t, want[got], "unexpected or repeated answer %s", got)
+		delete(want, got)
+	}
+
+	require.NoError(t, p.CloseStdin())
+	select {
+	case <-p.Exited():
+	case <-time.After(failAfter):
+		t.Fatalf("no exit after end of input; stderr:\n%s", p.Stderr())
+	}
+	code, err := p.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, 0, code, "exit status; stderr:\n%s", p.Stderr())
+}
+
+func recv(ctx context.Context, t *testing.T, p *stdio.Process) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, failAfter)
+	defer cancel()
+	msg, err := p.RecvContext(ctx)
+	require.NoError(t, err, "stderr:\n%s", p.Stderr())
+	return string(msg)
+}

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"os"
 	"io"
 	"log/slog"
 
 	"github.com/polymcp/polymcp/examples/everything"
 	"github.com/polymcp/polymcp/mcp"
 	"github.com/polymcp/polymcp/transport/stdio"
+	"github.com/polymcp/polymcp/transport/streamhttp"
 )
 
 func mcpVersion() string     { return mcp.Version }
@@ -19,6 +22,7 @@ func mcpRevisions() []string { return mcp.Revisions() }
 func serveEverything(ctx context.Context, args []string, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	addr := fs.String("http", "", "serve Streamable HTTP (and 2024-11-05 HTTP+SSE) on HOST:PORT instead of stdio")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err.Error())
 	}
@@ -27,5 +31,13 @@ func serveEverything(ctx context.Context, args []string, logger *slog.Logger) er
 	}
 	srv := everything.New(&mcp.ServerOptions{Logger: logger})
 	defer srv.Close()
-	return srv.ServeStdio(ctx, &stdio.Options{Logger: logger})
+	if *addr == "" {
+		return srv.ServeStdio(ctx, &stdio.Options{Logger: logger})
+	}
+	l, err := srv.ListenHTTP(ctx, *addr, &streamhttp.Options{Logger: logger})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "polymcp: serving %s\n", l.URL())
+	return l.Wait()
 }

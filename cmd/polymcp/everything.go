@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/polymcp/polymcp/examples/everything"
 	"github.com/polymcp/polymcp/mcp"

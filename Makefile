@@ -11,12 +11,12 @@ FUZZTIME  ?= 5s
 RACE_PKGS := ./core/... ./transport/... ./mcp/...
 
 .DEFAULT_GOAL := help
-.PHONY: help build test test-go test-race test-fuzz bench demo clean
+.PHONY: help build test test-go test-race test-fuzz test-python test-node conformance bench demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: $(BIN) ## build build/polymcp
+build: $(BIN) build-capi ## build build/polymcp, libpolymcp.so, polymcp.h and the C example
 
 $(BIN): FORCE
 	$(GO) build $(GOFLAGS) -trimpath -o $@ ./cmd/polymcp
@@ -26,7 +26,7 @@ FORCE:
 demo: build ## the main job: serve the everything example and call it with the client
 	$(BIN) demo
 
-test: test-go test-race test-fuzz ## run every test (Go, race, fuzz seeds)
+test: test-go test-race test-fuzz test-capi test-python test-node conformance ## run every test (Go, race, fuzz, C ABI, Python, Node, conformance)
 
 test-go: build ## gofmt, go vet and go test for the whole module
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^bench/'))"; \
@@ -47,8 +47,20 @@ test-fuzz: ## run each fuzz target briefly (FUZZTIME, default 5s)
 		$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	done
 
+test-python: build-capi ## Python binding: pytest (unit and end to end)
+	python3 -m pytest bindings/python/tests -q
+
+test-node: build-capi ## Node binding: the addon, tsc, node --test
+	$(MAKE) -C bindings/node test
+
+conformance: build ## the official conformance runner against polymcp everything --http
+	conformance/run.sh r2025-11-25 --requirements 2025-11-25
+	conformance/run.sh r2026-07-28 --requirements 2026-07-28
+
 bench: build ## benchmarks against the peer SDKs; reports go to bench/results/
 	cd bench && $(GO) run ./cmd/mcpbench suite -polymcp "../$(BIN) everything"
+
+include mk/capi.mk
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) bench/bin

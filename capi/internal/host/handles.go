@@ -21,6 +21,7 @@ const (
 	kindServer handleKind = iota + 1
 	kindCall
 	kindSession
+	kindHTTP
 )
 
 func (k handleKind) String() string {
@@ -31,6 +32,8 @@ func (k handleKind) String() string {
 		return "call"
 	case kindSession:
 		return "session"
+	case kindHTTP:
+		return "http exchange"
 	}
 	return "unknown"
 }

@@ -163,3 +163,5 @@ func (f *fixture) call(t *testing.T, msg string) {
 	t.Helper()
 	require.NoError(t, Dispatch(f.session, []byte(msg)))
 }
+
+func timeout() <-chan time.Time { return time.After(failAfter) }

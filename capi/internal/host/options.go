@@ -24,6 +24,8 @@ type ServerConfig struct {
 	MaxQueue         int      `json:"max_queue"`          // default 256; -1: none
 	RequestTimeoutMs int64    `json:"request_timeout_ms"` // default 30000; -1: none
 	PageSize         int      `json:"page_size"`          // default 100
+	// HTTP configures host-owned HTTP (polymcp_server_http); its addr is unused.
+	HTTP *HTTPConfig `json:"http"`
 }
 
 // StdioConfig is the options JSON of polymcp_server_serve_stdio.

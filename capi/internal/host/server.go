@@ -18,6 +18,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/mcp"
+	"github.com/polymcp/polymcp/transport/streamhttp"
 )
 
 // The process's handle tables.
@@ -53,6 +54,12 @@ type Server struct {
 
 	tags tagTable
 
+	// The Engine of host-owned HTTP (polymcp_server_http), made on first use.
+	httpCfg    HTTPConfig
+	engineOnce sync.Once
+	eng        *streamhttp.Engine
+	engineErr  error
+
 	// logMu gates on_log against on_closed: logs hold it shared; the end of
 	// Close takes it exclusively, after which logs are dropped.
 	logMu   sync.RWMutex
@@ -83,6 +90,9 @@ func NewServer(options []byte, cb Callbacks) (uint64, error) {
 		return 0, err
 	}
 	s.srv = srv
+	if cfg.HTTP != nil {
+		s.httpCfg = *cfg.HTTP
+	}
 	s.tags.init()
 	s.setIdleLocked()
 	s.handle = servers.add(s)
@@ -147,6 +157,18 @@ func (s *Server) startTransport(name string, serve func(ctx context.Context) err
 		s.mu.Unlock()
 	}()
 	return nil
+}
+
+// track counts one host-owned HTTP exchange in shutdown's wait (but not
+// in Wait's idea of idle: those belong to the host's own server).
+func (s *Server) track() (done func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != stateOpen {
+		return nil, errorf(EClosed, "server %#x is closed", s.handle)
+	}
+	s.serving.Add(1)
+	return s.serving.Done, nil
 }
 
 // setIdleLocked opens the idle channel when nothing runs any more.
@@ -242,6 +264,10 @@ func (s *Server) shutdown(stops []context.CancelFunc, open []*session) {
 	}
 	for _, ss := range open {
 		ss.close()
+	}
+	s.engineOnce.Do(func() {}) // no Engine is made after this
+	if s.eng != nil {
+		s.eng.Close() // ends host-owned HTTP exchanges still streaming
 	}
 	s.srv.Close()
 	s.serving.Wait()

@@ -95,11 +95,12 @@ type Stats struct {
 	Servers    int `json:"servers"`
 	Calls      int `json:"calls"`
 	Sessions   int `json:"sessions"`
+	HTTP       int `json:"http"`
 	Goroutines int `json:"goroutines"`
 }
 
 // CurrentStats returns the process's Stats.
 func CurrentStats() Stats {
-	return Stats{Servers: servers.Len(), Calls: calls.Len(), Sessions: sessions.Len(),
+	return Stats{Servers: servers.Len(), Calls: calls.Len(), Sessions: sessions.Len(), HTTP: exchanges.Len(),
 		Goroutines: runtime.NumGoroutine()}
 }

@@ -115,6 +115,48 @@ void pmcp_send(polymcp_send_fn fn, void *user, const char *msg, size_t len) {
   callback_depth--;
 }
 
+polymcp_http_callbacks *pmcp_copy_http_callbacks(const polymcp_http_callbacks *cb) {
+  if (cb == NULL || cb->struct_size < sizeof(polymcp_http_callbacks) || cb->on_start == NULL ||
+      cb->on_write == NULL || cb->on_end == NULL) {
+    SET_ERROR(POLYMCP_E_INVALID, "http callbacks: struct_size, on_start, on_write and on_end are required");
+    return NULL;
+  }
+  polymcp_http_callbacks *c = malloc(sizeof *c);
+  if (c == NULL) {
+    SET_ERROR(POLYMCP_E_INTERNAL, "out of memory");
+    return NULL;
+  }
+  memcpy(c, cb, sizeof *c);
+  c->struct_size = sizeof *c;
+  return c;
+}
+
+void pmcp_http_start(const polymcp_http_callbacks *cb, int status, const char *headers, size_t len) {
+  callback_depth++;
+  cb->on_start(cb->user, status, headers, len);
+  callback_depth--;
+}
+
+void pmcp_http_write(const polymcp_http_callbacks *cb, const char *chunk, size_t len) {
+  callback_depth++;
+  cb->on_write(cb->user, chunk, len);
+  callback_depth--;
+}
+
+void pmcp_http_flush(const polymcp_http_callbacks *cb) {
+  if (cb->on_flush == NULL) return;
+  callback_depth++;
+  cb->on_flush(cb->user);
+  callback_depth--;
+}
+
+void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
+  callback_depth++;
+  cb->on_end(cb->user, rc);
+  callback_depth--;
+  free(cb);
+}
+
 /* ---- polymcp.h ---- */
 
 uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }
@@ -194,6 +236,41 @@ int polymcp_server_serve_stdio(polymcp_server_t s, const char *opts_json, size_t
   GUARD();
   INPUT(opts_json, len);
   return pmcpgo_server_serve_stdio(s, (char *)opts_json, len);
+}
+
+int polymcp_server_serve_http(polymcp_server_t s, const char *opts_json, size_t len, char **bound_url,
+                              size_t *url_len) {
+  GUARD();
+  INPUT(opts_json, len);
+  char *url = NULL;
+  size_t n = 0;
+  int rc = pmcpgo_server_serve_http(s, (char *)opts_json, len, &url, &n);
+  if (rc == POLYMCP_OK) {
+    if (bound_url != NULL) *bound_url = url;
+    else free(url);
+    if (url_len != NULL) *url_len = n;
+  }
+  return rc;
+}
+
+int polymcp_server_http(polymcp_server_t s, const char *request_json, size_t len, const char *body,
+                        size_t body_len, const polymcp_http_callbacks *cb, polymcp_http_t *out) {
+  GUARD();
+  INPUT(request_json, len);
+  INPUT(body, body_len);
+  polymcp_http_t h = 0;
+  polymcp_http_callbacks *copy = pmcp_copy_http_callbacks(cb);
+  if (copy == NULL) return err_code;
+  /* On success the copy belongs to the exchange (freed by pmcp_http_end). */
+  int rc = pmcpgo_server_http(s, (char *)request_json, len, (char *)body, body_len, copy, &h);
+  if (rc != POLYMCP_OK) free(copy);
+  if (out != NULL) *out = rc == POLYMCP_OK ? h : 0;
+  return rc;
+}
+
+int polymcp_http_cancel(polymcp_http_t h) {
+  GUARD();
+  return pmcpgo_http_cancel(h);
 }
 
 int polymcp_server_wait(polymcp_server_t s, int32_t timeout_ms) {

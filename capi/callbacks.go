@@ -5,7 +5,11 @@ package main
 */
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/polymcp/polymcp/capi/internal/host"
+)
 
 // cCallbacks implements host.Callbacks with a host's function pointers.
 // cb is the library's own malloc'd copy of the struct, freed after
@@ -40,3 +44,19 @@ type cSender struct {
 }
 
 func (s cSender) Send(msg []byte) { C.pmcp_send(s.fn, s.user, bytesPtr(msg), C.size_t(len(msg))) }
+
+// cHTTP implements host.HTTPOutput with an exchange's callbacks, the
+// library's own copy, which End frees.
+type cHTTP struct {
+	cb *C.polymcp_http_callbacks
+}
+
+func (h cHTTP) Start(status int, headers []byte) {
+	C.pmcp_http_start(h.cb, C.int(status), bytesPtr(headers), C.size_t(len(headers)))
+}
+
+func (h cHTTP) Write(chunk []byte) { C.pmcp_http_write(h.cb, bytesPtr(chunk), C.size_t(len(chunk))) }
+
+func (h cHTTP) Flush() { C.pmcp_http_flush(h.cb) }
+
+func (h cHTTP) End(code host.Code) { C.pmcp_http_end(h.cb, C.int(code)) }

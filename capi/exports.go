@@ -162,6 +162,39 @@ func pmcpgo_server_serve_stdio(s C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
 	return result(host.ServeStdio(uint64(s), input(p, n)))
 }
 
+//export pmcpgo_server_serve_http
+func pmcpgo_server_serve_http(s C.uint64_t, p *C.char, n C.size_t, url **C.char, urlLen *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	u, err := host.ServeHTTP(uint64(s), input(p, n))
+	if err != nil {
+		return fail(err)
+	}
+	return output([]byte(u), url, urlLen)
+}
+
+//export pmcpgo_server_http
+func pmcpgo_server_http(s C.uint64_t, p *C.char, n C.size_t, body *C.char, bodyLen C.size_t, cb *C.polymcp_http_callbacks, out *C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(max(n, bodyLen)); err != nil {
+		return fail(err)
+	}
+	h, err := host.HTTP(uint64(s), input(p, n), input(body, bodyLen), cHTTP{cb: cb})
+	if err != nil {
+		return fail(err)
+	}
+	*out = C.uint64_t(h)
+	return 0
+}
+
+//export pmcpgo_http_cancel
+func pmcpgo_http_cancel(h C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return result(host.CancelHTTP(uint64(h)))
+}
+
 //export pmcpgo_server_wait
 func pmcpgo_server_wait(s C.uint64_t, timeoutMs C.int32_t) (rc C.int) {
 	defer guard(&rc)

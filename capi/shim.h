@@ -26,4 +26,11 @@ void pmcp_on_log(const polymcp_server_callbacks *cb, int level, const char *msg,
 void pmcp_on_closed(const polymcp_server_callbacks *cb);
 void pmcp_send(polymcp_send_fn fn, void *user, const char *msg, size_t len);
 
+/* Copies an HTTP exchange's callbacks; NULL (error recorded) if unusable. */
+polymcp_http_callbacks *pmcp_copy_http_callbacks(const polymcp_http_callbacks *cb);
+void pmcp_http_start(const polymcp_http_callbacks *cb, int status, const char *headers, size_t len);
+void pmcp_http_write(const polymcp_http_callbacks *cb, const char *chunk, size_t len);
+void pmcp_http_flush(const polymcp_http_callbacks *cb);
+void pmcp_http_end(polymcp_http_callbacks *cb, int rc); /* frees cb */
+
 #endif

@@ -1,8 +1,13 @@
 package capitest
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,4 +97,51 @@ func recv(ctx context.Context, t *testing.T, p *stdio.Process) string {
 	msg, err := p.RecvContext(ctx)
 	require.NoError(t, err, "stderr:\n%s", p.Stderr())
 	return string(msg)
+}
+
+// TestExampleHTTP: the C example answers over Streamable HTTP, and exits 0
+// when its stdin ends.
+func TestExampleHTTP(t *testing.T) {
+	ready(t)
+	cmd := exec.Command(example, "--http", "127.0.0.1:0")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	require.True(t, lines.Scan(), "no line on stderr")
+	url, ok := strings.CutPrefix(lines.Text(), "echo_server: serving ")
+	require.True(t, ok, lines.Text())
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"over http"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	require.NoError(t, err)
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"} {
+		req.Header.Set(k, v)
+	}
+	client := &http.Client{Timeout: failAfter}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",`+
+		`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"polymcp-c-example","version":"1.0.0"}},`+
+		`"content":[{"type":"text","text":"over http"}]}}`, string(got))
+
+	require.NoError(t, stdin.Close())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "exit status")
+	case <-time.After(failAfter):
+		t.Fatal("no exit after end of input")
+	}
 }

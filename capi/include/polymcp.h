@@ -66,6 +66,7 @@ extern "C" {
 typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
 typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
 typedef uint64_t polymcp_session_t; /* one host-owned connection */
+typedef uint64_t polymcp_http_t;    /* one host-owned HTTP request in progress */
 
 /* Result codes. */
 enum {
@@ -131,7 +132,7 @@ void polymcp_free(void *p);
 
 /*
  * Live handle counts, for leak checks: {"servers":n,"calls":n,"sessions":n,
- * "goroutines":n}. *json is owned by the caller (polymcp_free). Any thread.
+ * "http":n,"goroutines":n}. *json is owned by the caller (polymcp_free). Any thread.
  */
 int polymcp_stats(char **json, size_t *len);
 
@@ -200,6 +201,8 @@ typedef struct polymcp_server_callbacks {
  *   "request_timeout_ms": n      per-call deadline (default 30000; -1: none); past it
  *                                the host gets on_cancel and the client -32603 "timeout"
  *   "page_size": n               items per list page (default 100)
+ *   "http": {...}                options of host-owned HTTP (polymcp_server_http),
+ *                                as for polymcp_server_serve_http but without "addr"
  * Unknown members are POLYMCP_E_INVALID. cb is copied (borrowed), on_call is
  * required. On success *out is the new handle. Any thread.
  */
@@ -256,6 +259,29 @@ int polymcp_server_notify(polymcp_server_t s, const char *method, size_t mlen, c
  * that is not open. Nothing but protocol messages is written to out_fd.
  */
 int polymcp_server_serve_stdio(polymcp_server_t s, const char *opts_json, size_t len);
+
+/*
+ * Serves Streamable HTTP (every revision, at "path") and the 2024-11-05
+ * HTTP+SSE transport (/sse, /message) in the background and returns at
+ * once. opts_json (borrowed; NULL/0 = defaults), every member optional:
+ *   "addr"                     host:port to bind (default "127.0.0.1:0": loopback,
+ *                              a free port; an empty host also means loopback)
+ *   "path"                     endpoint (default "/mcp"); "disable_sse": true turns
+ *                              HTTP+SSE off
+ *   "allowed_origin_hosts", "allowed_hosts": [...]  Origin (403) and Host (421)
+ *                              values accepted besides loopback; "disable_host_check"
+ *   "max_body_bytes" (2000000, 413), "max_connections" (1024, 503),
+ *   "max_sessions" (1024, 503), "session_idle_timeout_ms" (600000),
+ *   "read_timeout_ms" (30000), "write_timeout_ms" (30000),
+ *   "keep_alive_ms" (15000; -1 none), "stream_after_ms" (1000; -1: only
+ *                              notifications turn a reply into SSE)
+ * On success *bound_url (owned by the caller: polymcp_free) is the endpoint
+ * with the real port, e.g. "http://127.0.0.1:41234/mcp"; bound_url may be
+ * NULL. POLYMCP_E_IO when the address cannot be bound. The listener is a
+ * running transport for polymcp_server_wait until the server closes.
+ */
+int polymcp_server_serve_http(polymcp_server_t s, const char *opts_json, size_t len, char **bound_url,
+                              size_t *url_len);
 
 /*
  * Waits until the server is idle: no transport started by serve_* runs any
@@ -321,6 +347,49 @@ int polymcp_session_dispatch(polymcp_session_t ss, const char *msg, size_t len);
  * close is POLYMCP_E_BADHANDLE. Closing the server closes its sessions.
  */
 int polymcp_session_close(polymcp_session_t ss);
+
+/*
+ * The response of one host-owned HTTP request. Every pointer is borrowed
+ * for the callback's duration. on_start comes once, first: the status and
+ * the headers as JSON {"Name":["value",...]}; then on_write with body bytes
+ * (for an SSE stream, whole events) and on_flush where the bytes so far
+ * should reach the client; on_end is the last callback of the exchange,
+ * with POLYMCP_OK, POLYMCP_E_CLOSED (cancelled, or the server closed) or
+ * POLYMCP_E_IO. They run on library threads, or on the thread inside
+ * polymcp_server_http for a request answered at once.
+ */
+typedef struct polymcp_http_callbacks {
+  uint32_t struct_size; /* sizeof(polymcp_http_callbacks) */
+  void *user;
+  void (*on_start)(void *user, int status, const char *headers_json, size_t len); /* required */
+  void (*on_write)(void *user, const char *chunk, size_t len);                   /* required */
+  void (*on_flush)(void *user);                                                  /* optional */
+  void (*on_end)(void *user, int rc);                                            /* required */
+} polymcp_http_callbacks;
+
+/*
+ * Runs one HTTP request that the host's own HTTP server received (a Python
+ * ASGI app, a Node http server) through the same checks and dispatcher as
+ * polymcp_server_serve_http, and returns without waiting for handlers.
+ * request_json (borrowed): {"method":"POST","path":"/mcp","query":"",
+ * "headers":{"Name":"v" or ["v",...]},"host":"example:8000","local_addr":
+ * "127.0.0.1:8000"}; "host" is the Host header (or :authority), and an
+ * empty "local_addr" counts as loopback, which keeps the Host check on.
+ * body (borrowed) is the whole request body. cb is copied; its user must
+ * stay valid until on_end. On success *out names the exchange for
+ * polymcp_http_cancel (out may be NULL). Options come from the server's
+ * "http" option. Any thread.
+ */
+int polymcp_server_http(polymcp_server_t s, const char *request_json, size_t len, const char *body,
+                        size_t body_len, const polymcp_http_callbacks *cb, polymcp_http_t *out);
+
+/*
+ * The client of exchange h went away: a 2026-07-28 call is cancelled (its
+ * host gets on_cancel), a legacy answer is kept for Last-Event-ID
+ * resumption; on_end follows. POLYMCP_E_UNKNOWN_CALL once the exchange
+ * ended. Any thread, callbacks included.
+ */
+int polymcp_http_cancel(polymcp_http_t h);
 
 /* ---- Calls --------------------------------------------------------------
  * A call handle is valid from on_call until it is completed, failed or

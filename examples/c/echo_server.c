@@ -6,8 +6,10 @@
  *                         milliseconds, or stops early when on_cancel says
  *                         the client gave up.
  *
- * Build: make build-capi examples-c (or see mk/capi.mk), then
- *   build/examples/c/echo_server      # speaks MCP on stdin/stdout
+ * Build: make build-capi (see mk/capi.mk), then
+ *   build/examples/c/echo_server                       # MCP on stdin/stdout
+ *   build/examples/c/echo_server --http 127.0.0.1:8000 # MCP at http://127.0.0.1:8000/mcp,
+ *                                                      # until stdin ends
  *
  * Everything the library hands us is borrowed for the callback's duration;
  * everything we hand it is copied before the function returns.
@@ -219,11 +221,32 @@ static void wait_idle(polymcp_server_t s) {
   check(rc, "wait");
 }
 
-int main(void) {
+/* Serves HTTP on addr until stdin ends (so a supervisor can stop us by
+ * closing it); the URL, with the real port, goes to stderr. */
+static void serve_http(polymcp_server_t s, const char *addr) {
+  char opts[512], *url;
+  size_t n;
+  int len = snprintf(opts, sizeof opts, "{\"addr\":\"%s\"}", addr);
+  if (len < 0 || (size_t)len >= sizeof opts || strpbrk(addr, "\"\\") != NULL) {
+    fprintf(stderr, "echo_server: bad address %s\n", addr);
+    exit(2);
+  }
+  check(polymcp_server_serve_http(s, opts, (size_t)len, &url, &n), "serve_http");
+  fprintf(stderr, "echo_server: serving %.*s\n", (int)n, url);
+  polymcp_free(url);
+  while (getchar() != EOF) {
+  }
+}
+
+int main(int argc, char **argv) {
   if (polymcp_abi_version() >> 16 != POLYMCP_ABI_MAJOR) {
     fprintf(stderr, "echo_server: libpolymcp ABI %u.%u, built for %d.%d\n", polymcp_abi_version() >> 16,
             polymcp_abi_version() & 0xffff, POLYMCP_ABI_MAJOR, POLYMCP_ABI_MINOR);
     return 1;
+  }
+  if (argc != 1 && !(argc == 3 && strcmp(argv[1], "--http") == 0)) {
+    fprintf(stderr, "usage: echo_server [--http HOST:PORT]\n");
+    return 2;
   }
   static const char options[] = "{\"name\":\"polymcp-c-example\",\"version\":\"1.0.0\"}";
   polymcp_server_callbacks cb = {sizeof cb, NULL, on_call, on_cancel, on_log, on_closed};
@@ -231,8 +254,12 @@ int main(void) {
   check(polymcp_server_new(options, sizeof options - 1, &cb, &s), "server_new");
   check(polymcp_server_add_tool(s, ECHO_TOOL, sizeof ECHO_TOOL - 1, TAG_ECHO), "add echo");
   check(polymcp_server_add_tool(s, SLEEP_TOOL, sizeof SLEEP_TOOL - 1, TAG_SLEEP), "add sleep");
-  check(polymcp_server_serve_stdio(s, NULL, 0), "serve_stdio");
-  wait_idle(s); /* until stdin ends */
+  if (argc == 3) {
+    serve_http(s, argv[2]);
+  } else {
+    check(polymcp_server_serve_stdio(s, NULL, 0), "serve_stdio");
+    wait_idle(s); /* until stdin ends */
+  }
   check(polymcp_server_close(s), "close");
   wait_idle(s); /* until on_closed has run: no callback comes after it */
   check(polymcp_server_free(s), "free");

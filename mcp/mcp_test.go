@@ -72,6 +72,9 @@ func TestTypedTools(t *testing.T) {
 			`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"argument \"/text\": must be string (type)"}],"isError":true}}`},
 		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
 			`{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"missing required argument \"text\""}],"isError":true}}`},
+		// Valid for the schema, but too large for the Go int.
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"sum","arguments":{"a":1e30,"b":1}}}`,
+			`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"invalid arguments: arguments.a must be an integer in range (got a number)"}],"isError":true}}`},
 	}
 	for _, tc := range cases {
 		assert.JSONEq(t, tc.want, roundTrip(t, c, tc.send))

@@ -81,7 +81,7 @@ func typedHandler[In, Out any](h ToolFunc[In, Out]) ToolHandler {
 		var in In
 		if len(args) > 0 {
 			if err := jsonrpc.UnmarshalDecoded(args, &in); err != nil {
-				return spec.ErrorResult("invalid arguments: " + err.Error()), nil
+				return spec.ErrorResult("invalid arguments: " + jsonrpc.Describe(err, "arguments")), nil
 			}
 		}
 		out, err := h(ctx, req, in)

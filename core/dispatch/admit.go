@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/protocol"
@@ -48,7 +49,7 @@ func (s *Session) admit(msg jsonrpc.Message) (admission, *jsonrpc.Error) {
 			return a, invalidParams("params._meta must be an object")
 		}
 		if err := jsonrpc.UnmarshalDecoded(raw, &a.meta); err != nil {
-			return a, invalidParams("params._meta: %v", err)
+			return a, invalidParams("%s", jsonrpc.Describe(err, "params._meta"))
 		}
 		a.rawMeta = raw
 	}
@@ -80,7 +81,7 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 	}
 	var caps spec.ClientCapabilities
 	if err := jsonrpc.UnmarshalDecoded(a.meta.ClientCapabilities, &caps); err != nil {
-		return invalidParams("params._meta[%q]: %v", spec.MetaClientCapabilities, err)
+		return invalidParams("%s", jsonrpc.Describe(err, "params._meta["+strconv.Quote(spec.MetaClientCapabilities)+"]"))
 	}
 	a.clientCaps, a.clientInfo = &caps, a.meta.ClientInfo
 	a.logLevel = -1

@@ -35,7 +35,7 @@ func decodeParams(c *call, v any) error {
 		return nil
 	}
 	if err := jsonrpc.UnmarshalDecoded(c.params, v); err != nil {
-		return invalidParams("invalid params for %s: %v", c.method, err)
+		return invalidParams("invalid params for %s: %s", c.method, jsonrpc.Describe(err, "params"))
 	}
 	return nil
 }

@@ -147,8 +147,14 @@ var api = sonic.Config{
 func Marshal(v any) ([]byte, error) { return api.Marshal(v) }
 
 // Unmarshal decodes data into v with encoding/json semantics (numbers in an
-// interface value become float64).
-func Unmarshal(data []byte, v any) error { return api.Unmarshal(data, v) }
+// interface value become float64). A member of the wrong type is reported as
+// a *TypeError, text that is not JSON as a parse *Error.
+func Unmarshal(data []byte, v any) error {
+	if err := api.Unmarshal(data, v); err != nil {
+		return typeError(data, v, err)
+	}
+	return nil
+}
 
 // decoded is api without the UTF-8 check, for bytes Decode already checked.
 var decoded = sonic.Config{
@@ -161,4 +167,9 @@ var decoded = sonic.Config{
 // (its params, _meta or arguments). Decode has checked every string's UTF-8,
 // so it is not checked again: that second pass was a tenth of a small
 // call's CPU time. Bytes from anywhere else must go through Unmarshal.
-func UnmarshalDecoded(data []byte, v any) error { return decoded.Unmarshal(data, v) }
+func UnmarshalDecoded(data []byte, v any) error {
+	if err := decoded.Unmarshal(data, v); err != nil {
+		return typeError(data, v, err)
+	}
+	return nil
+}

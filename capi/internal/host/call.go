@@ -105,7 +105,7 @@ func decodeResult(kind uint32, raw []byte) (any, error) {
 		return nil, errorf(EInvalid, "result must be a JSON object")
 	}
 	if err := jsonrpc.Unmarshal(raw, v); err != nil {
-		return nil, errorf(EInvalid, "result: %v", err)
+		return nil, errorf(EInvalid, "%s", jsonrpc.Describe(err, "result"))
 	}
 	return v, nil
 }

@@ -98,7 +98,7 @@ func decodeDef(raw []byte, what string, v any) error {
 		return errorf(EInvalid, "%s definition must be one JSON object", what)
 	}
 	if err := jsonrpc.Unmarshal(raw, v); err != nil {
-		return errorf(EInvalid, "%s definition: %v", what, err)
+		return errorf(EInvalid, "%s", jsonrpc.Describe(err, what+" definition"))
 	}
 	return nil
 }

@@ -1,0 +1,73 @@
+package jsonrpc
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestUnmarshalTypeErrors(t *testing.T) {
+	type inner struct {
+		N    int      `json:"n"`
+		Tags []string `json:"tags"`
+	}
+	type target struct {
+		URI   string            `json:"uri"`
+		Flag  bool              `json:"flag"`
+		Items []inner           `json:"items"`
+		Meta  map[string]string `json:"io.example/meta"`
+		Obj   *inner            `json:"obj"`
+	}
+	cases := []struct {
+		name, in, want string
+	}{
+		{"string gets number", `{"uri":5}`, `params.uri must be a string (got a number)`},
+		{"bool gets string", `{"uri":"x", "flag":"yes"}`, `params.flag must be a boolean (got a string)`},
+		{"deep array", `{"items":[{"n":1},{"n":2,"tags":["a",{}]}]}`, `params.items[1].tags[1] must be a string (got an object)`},
+		{"int gets string", `{"items":[{"n":"1"}]}`, `params.items[0].n must be an integer in range (got a string)`},
+		{"quoted name", `{"io.example/meta":{"k":[]}}`, `params["io.example/meta"].k must be a string (got an array)`},
+		{"escaped name", "{\"ur\\u0069\":true}", `params.uri must be a string (got a boolean)`},
+		{"object gets array", `{"obj":[1]}`, `params.obj must be an object (got an array)`},
+		{"root", `[1]`, `params must be an object (got an array)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, unmarshal := range []func([]byte, any) error{Unmarshal, UnmarshalDecoded} {
+				var v target
+				err := unmarshal([]byte(tc.in), &v)
+				require.Error(t, err)
+				assert.Equal(t, tc.want, Describe(err, "params"))
+				var te *TypeError
+				assert.ErrorAs(t, err, &te)
+			}
+		})
+	}
+}
+
+func TestUnmarshalNotJSON(t *testing.T) {
+	var v map[string]any
+	err := Unmarshal([]byte(`{"a":`), &v)
+	require.Error(t, err)
+	assert.Equal(t, "body: parse error: unexpected end of input", Describe(err, "body"))
+}
+
+func TestPathAt(t *testing.T) {
+	cases := []struct {
+		data      string
+		pos       int
+		path      []string
+		wantStart int
+	}{
+		{`{"a":1}`, 100, nil, 0},
+		{` { "a" : [ 1 ] } `, 9, []string{"a"}, 9},
+		{` { "a" : [ 1 ] } `, 11, []string{"a", "[0]"}, 11},
+		{`{"a":1,"b":{"c":"xyz"}}`, 18, []string{"b", "c"}, 16},
+		{`[[],[[true]]]`, 7, []string{"[1]", "[0]", "[0]"}, 6},
+	}
+	for _, tc := range cases {
+		path, start := pathAt([]byte(tc.data), tc.pos)
+		assert.Equal(t, tc.path, path, tc.data)
+		assert.Equal(t, tc.wantStart, start, tc.data)
+	}
+}

@@ -27,6 +27,7 @@ from ._errors import NativeError
 
 __all__ = [
     "ABI_MAJOR",
+    "HTTPTarget",
     "ABI_MINOR",
     "E_CLOSED",
     "E_TIMEOUT",
@@ -58,11 +59,33 @@ ON_CANCEL = ctypes.CFUNCTYPE(None, c_void_p, c_uint64)
 ON_LOG = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
 ON_CLOSED = ctypes.CFUNCTYPE(None, c_void_p)
 SEND = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
+HTTP_START = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
+HTTP_WRITE = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
+HTTP_FLUSH = ctypes.CFUNCTYPE(None, c_void_p)
+HTTP_END = ctypes.CFUNCTYPE(None, c_void_p, c_int)
 
 
 class ServerCallbacks(ctypes.Structure):
     _fields_ = [("struct_size", c_uint32), ("user", c_void_p), ("on_call", ON_CALL),
                 ("on_cancel", ON_CANCEL), ("on_log", ON_LOG), ("on_closed", ON_CLOSED)]
+
+
+class HTTPCallbacks(ctypes.Structure):
+    _fields_ = [("struct_size", c_uint32), ("user", c_void_p), ("on_start", HTTP_START),
+                ("on_write", HTTP_WRITE), ("on_flush", HTTP_FLUSH), ("on_end", HTTP_END)]
+
+
+class HTTPTarget(Protocol):
+    """What receives one host-owned HTTP exchange's response (by user key).
+    Called on library threads, or inline inside polymcp_server_http."""
+
+    def on_start(self, status: int, headers: bytes) -> None: ...
+
+    def on_write(self, chunk: bytes) -> None: ...
+
+    def on_flush(self) -> None: ...
+
+    def on_end(self, rc: int) -> None: ...
 
 
 class Handlers(Protocol):
@@ -130,8 +153,39 @@ def _send(user: int | None, msg: int | None, length: int) -> None:
         sender(ctypes.string_at(msg, length) if msg else b"")
 
 
+def _http_start(user: int | None, status: int, headers: int | None, length: int) -> None:
+    _pin()
+    target = _exchanges.get(user or 0)
+    if target is not None:
+        target.on_start(status, ctypes.string_at(headers, length) if headers and length else b"{}")
+
+
+def _http_write(user: int | None, chunk: int | None, length: int) -> None:
+    _pin()
+    target = _exchanges.get(user or 0)
+    if target is not None and chunk and length:
+        target.on_write(ctypes.string_at(chunk, length))
+
+
+def _http_flush(user: int | None) -> None:
+    _pin()
+    target = _exchanges.get(user or 0)
+    if target is not None:
+        target.on_flush()
+
+
+def _http_end(user: int | None, rc: int) -> None:
+    _pin()
+    target = _exchanges.pop(user or 0, None)  # the exchange's last callback
+    if target is not None:
+        target.on_end(rc)
+
+
 _CALLBACKS = (ON_CALL(_on_call), ON_CANCEL(_on_cancel), ON_LOG(_on_log), ON_CLOSED(_on_closed))
 _SEND = SEND(_send)
+_HTTP_CALLBACKS = (HTTP_START(_http_start), HTTP_WRITE(_http_write), HTTP_FLUSH(_http_flush),
+                   HTTP_END(_http_end))
+_exchanges: dict[int, HTTPTarget] = {}
 
 
 def new_key() -> int:
@@ -173,7 +227,12 @@ def _prototypes(lib: ctypes.CDLL) -> None:
         "polymcp_call_info": (c_int, [u64, POINTER(c_void_p), p_size]),
     }
     # Later minor versions add functions; these are used only when present.
-    optional = {"polymcp_server_serve_http": (c_int, [u64, c_char_p, sz, POINTER(c_void_p), p_size])}
+    optional: dict[str, tuple[Any, list[Any]]] = {
+        "polymcp_server_serve_http": (c_int, [u64, c_char_p, sz, POINTER(c_void_p), p_size]),
+        "polymcp_server_http": (c_int, [u64, c_char_p, sz, c_char_p, sz, POINTER(HTTPCallbacks),
+                                        p_u64]),
+        "polymcp_http_cancel": (c_int, [u64]),
+    }
     for name, (restype, argtypes) in table.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
@@ -269,6 +328,28 @@ class Library:
         key = _session_keys.pop(session, None)
         if key is not None:
             _senders.pop(key, None)
+
+    def server_http(self, server: int, request: bytes, body: bytes, target: HTTPTarget) -> int:
+        """Starts one host-owned HTTP exchange; target gets its response
+        (maybe before this returns). Returns the exchange's handle."""
+        if not self.has("polymcp_server_http"):
+            raise NativeError(E_INVALID, f"polymcp: libpolymcp ABI {self.abi[0]}.{self.abi[1]} has "
+                                         "no host-owned HTTP (polymcp_server_http)")
+        key = new_key()
+        cb = HTTPCallbacks(ctypes.sizeof(HTTPCallbacks), c_void_p(key), *_HTTP_CALLBACKS)
+        out = c_uint64()
+        _exchanges[key] = target
+        status = self.cdll.polymcp_server_http(server, request, len(request), body, len(body),
+                                               byref(cb), byref(out))
+        if status != OK:
+            _exchanges.pop(key, None)
+            raise self.error(status, "polymcp_server_http")
+        return int(out.value)
+
+    def http_cancel(self, exchange: int) -> int:
+        """The exchange's client went away; E_UNKNOWN_CALL once it ended."""
+        status: int = self.cdll.polymcp_http_cancel(exchange)
+        return status
 
     # NativeCalls for the bridge: statuses, never exceptions.
     def complete(self, call: int, result: bytes) -> int:

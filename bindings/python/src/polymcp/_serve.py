@@ -20,7 +20,11 @@ from ._native import E_TIMEOUT, OK, Library, library, new_key
 if TYPE_CHECKING:
     from ._server import Server
 
-__all__ = ["NativeServer", "Session", "close_all"]
+__all__ = ["LoopSource", "NativeServer", "Session", "close_all"]
+
+#: Where async handlers run: a loop, or a function returning one when the
+#: first async call comes (None: the binding's own loop).
+LoopSource = asyncio.AbstractEventLoop | Callable[[], asyncio.AbstractEventLoop]
 
 #: How long polymcp_server_wait blocks before Python looks at signals again.
 WAIT_SLICE_MS = 100
@@ -34,16 +38,25 @@ _live_lock = threading.Lock()
 class NativeServer:
     """One polymcp_server_t serving a Server's catalogue."""
 
-    def __init__(self, server: Server, loop: asyncio.AbstractEventLoop | None = None,
-                 lib: Library | None = None) -> None:
+    def __init__(self, server: Server, loop: LoopSource | None = None,
+                 lib: Library | None = None, http: dict[str, Any] | None = None) -> None:
         self.lib = lib or library()
         self.server = server
         self._closed = threading.Event()
         self._logs: list[tuple[int, str]] = []
         self.sessions: set[int] = set()
-        source: Callable[[], asyncio.AbstractEventLoop] = (lambda: loop) if loop else shared_loop
+        source: Callable[[], asyncio.AbstractEventLoop]
+        if loop is None:
+            source = shared_loop
+        elif isinstance(loop, asyncio.AbstractEventLoop):
+            source = lambda: loop  # noqa: E731
+        else:
+            source = loop
         self.bridge = Bridge(server.registry, self.lib, source)
-        self.handle = self.lib.server_new(dumps(server.options()).encode(), new_key(), self)
+        options = server.options()
+        if http:
+            options["http"] = http  # host-owned HTTP (polymcp_server_http)
+        self.handle = self.lib.server_new(dumps(options).encode(), new_key(), self)
         with _live_lock:
             _live.add(self)
         try:

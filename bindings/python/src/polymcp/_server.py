@@ -14,7 +14,8 @@ from ._handlers import CompletionEntry, Kind, PromptEntry, ResourceEntry, ToolEn
 from ._registry import Registry
 
 if TYPE_CHECKING:
-    from ._serve import NativeServer, Session
+    from ._asgi import ASGIApp
+    from ._serve import LoopSource, NativeServer, Session
 
 __all__ = ["Server"]
 
@@ -163,12 +164,15 @@ class Server:
 
     # ---- serving ----------------------------------------------------------
 
-    def serve(self, loop: asyncio.AbstractEventLoop | None = None) -> NativeServer:
+    def serve(self, loop: LoopSource | None = None, *,
+              http: dict[str, Any] | None = None) -> NativeServer:
         """A native server for this catalogue, not serving any transport yet.
-        Async handlers run on ``loop`` (default: a loop the binding owns)."""
+        Async handlers run on ``loop`` (a loop, or a function returning one
+        at the first async call; default: a loop the binding owns). ``http``
+        holds the options of host-owned HTTP (see :meth:`asgi_app`)."""
         from ._serve import NativeServer
 
-        native = NativeServer(self, loop)
+        native = NativeServer(self, loop, http=http)
         with self._lock:
             self._natives = [n for n in self._natives if not n.closed] + [native]
         return native
@@ -206,6 +210,29 @@ class Server:
         except BaseException:
             native.close()
             raise
+
+    def asgi_app(self, path: str = "/", **http_options: Any) -> ASGIApp:
+        """An ASGI 3 application serving this Server over Streamable HTTP
+        (every revision) and the 2024-11-05 HTTP+SSE transport, for uvicorn,
+        Starlette, FastAPI or any asyncio ASGI server.
+
+        ``path`` is the MCP endpoint relative to where the app is mounted
+        (the part of the request path after the ASGI ``root_path``):
+        ``Mount("/mcp", app=server.asgi_app())`` serves ``/mcp/`` (Starlette
+        redirects ``/mcp`` there with a 307, which MCP clients follow), and
+        ``uvicorn`` running the app alone serves ``/``; pass ``path="/mcp"``
+        for ``/mcp``. The 2024-11-05 endpoints are ``sse`` and ``message``
+        beside it (``/mcp/sse`` when mounted at ``/mcp``), unless
+        ``disable_sse=True``.
+
+        ``http_options`` are those of :meth:`start_http` except ``addr``
+        (``max_body_bytes``, ``allowed_hosts``, ``allowed_origin_hosts``,
+        ``stream_after_ms``, ...). Async handlers run on the event loop that
+        serves the app. Lifespan shutdown (or :meth:`close`) closes the
+        native server; the next request opens a new one."""
+        from ._asgi import ASGIApp
+
+        return ASGIApp(self, path=path, http_options=http_options)
 
     def session(self, send: Callable[[bytes], None], **options: Any) -> Session:
         """An in-process connection: feed it JSON-RPC messages with

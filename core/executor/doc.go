@@ -18,6 +18,12 @@
 // in the queue counts. A job whose context ends while it is still queued is
 // removed from the queue at once and its function is never called.
 //
+// One timer per executor enforces every job's deadline (a timer per job
+// cost a tenth of a small call's CPU). A timed-out job's Err is
+// context.DeadlineExceeded and its cause [ErrTimeout], which also matches
+// context.DeadlineExceeded; contexts derived from it report
+// context.Canceled with that cause.
+//
 // # Terminal causes
 //
 // Every job context is cancelled exactly once, and [context.Cause] then

@@ -27,12 +27,18 @@ var (
 	// ErrClosed is returned by Submit after Close, and is the cause of jobs
 	// cancelled by Close.
 	ErrClosed = errors.New("executor: closed")
-	// ErrTimeout is the cause of a job whose executor Timeout elapsed.
-	ErrTimeout = errors.New("executor: timeout")
+	// ErrTimeout is the cause of a job whose executor Timeout elapsed. It
+	// matches context.DeadlineExceeded under errors.Is.
+	ErrTimeout error = timeoutError{}
 	// ErrFinished is the cause with which a job's context is cancelled once
 	// its function has returned.
 	ErrFinished = errors.New("executor: job finished")
 )
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string        { return "executor: timeout" }
+func (timeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // errNilArgument is returned by Submit for a nil context or function; it is
 // a programming error, reported rather than panicking so that a bad caller
@@ -92,6 +98,12 @@ type Executor struct {
 	queue  jobList       // waiting jobs, FIFO
 	idle   chan struct{} // closed when the executor becomes idle; lazily made by Wait
 
+	// sweep is the one timer that enforces every job's deadline; armed
+	// (swept true) while any job has one. A timer per job cost a tenth of
+	// a small call's CPU (its allocation, registration and stop).
+	sweep *time.Timer
+	swept bool
+
 	// handoff passes a job to a parked worker. Reusing goroutines keeps
 	// their grown stacks: a fresh goroutine per job paid a stack copy on
 	// every call (JSON codecs need deep stacks), a tenth of a small call.
@@ -139,12 +151,11 @@ const (
 // job is one submitted function. It is linked into exactly one of the
 // executor's lists (active or queue) while running or queued.
 type job struct {
-	e    *Executor
-	fn   func(context.Context)
-	ctx  context.Context // what fn receives and Submit returns
-	stop func(cause error)
-	// stopTimer releases the deadline context; nil without executor timeout.
-	stopTimer context.CancelFunc
+	e        *Executor
+	fn       func(context.Context)
+	ctx      context.Context // what fn receives and Submit returns
+	stop     func(cause error)
+	deadline time.Time // the executor's deadline; zero without Timeout
 	// unwatch deregisters the context.AfterFunc that drops a queued job
 	// whose context ends; set only while queued.
 	unwatch func() bool
@@ -153,13 +164,31 @@ type job struct {
 	prev, next *job
 }
 
-// end cancels the job's context with cause (a no-op if already cancelled)
-// and releases its timer.
-func (j *job) end(cause error) {
-	j.stop(cause)
-	if j.stopTimer != nil {
-		j.stopTimer()
+// end cancels the job's context with cause (a no-op if already cancelled).
+func (j *job) end(cause error) { j.stop(cause) }
+
+// jobContext is a job's cancelable context that also reports the
+// executor's deadline, which the executor's sweep enforces.
+type jobContext struct {
+	context.Context // from context.WithCancelCause
+	deadline        time.Time
+}
+
+func (c *jobContext) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
 	}
+	return c.deadline, true
+}
+
+// Err reports a timed-out job as context.DeadlineExceeded, like a context
+// with a deadline would.
+func (c *jobContext) Err() error {
+	err := c.Context.Err()
+	if err != nil && context.Cause(c.Context) == ErrTimeout {
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 // cancel is the CancelCauseFunc handed to the submitter of a queued job. A
@@ -194,10 +223,14 @@ func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) 
 	j := &job{e: e, fn: fn}
 	j.ctx, j.stop = context.WithCancelCause(parent)
 	if e.timeout > 0 {
-		j.ctx, j.stopTimer = context.WithDeadlineCause(j.ctx, time.Now().Add(e.timeout), ErrTimeout)
+		j.deadline = time.Now().Add(e.timeout)
+		j.ctx = &jobContext{Context: j.ctx, deadline: j.deadline}
 	}
 
 	e.mu.Lock()
+	if !e.closed && !j.deadline.IsZero() && !e.swept {
+		e.armSweepLocked(time.Until(j.deadline))
+	}
 	switch {
 	case e.closed:
 		err = ErrClosed
@@ -229,6 +262,45 @@ func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) 
 	e.mu.Unlock()
 	j.end(err) // release the contexts we built
 	return nil, nil, err
+}
+
+// armSweepLocked sets the sweep to run after d.
+func (e *Executor) armSweepLocked(d time.Duration) {
+	e.swept = true
+	if e.sweep == nil {
+		e.sweep = time.AfterFunc(d, e.expire)
+	} else {
+		e.sweep.Reset(d)
+	}
+}
+
+// expire ends every job whose deadline has passed with ErrTimeout and sets
+// the sweep for the next deadline. Deadlines grow with submission order, so
+// in steady load it runs about once per Timeout, not once per job.
+func (e *Executor) expire() {
+	now := time.Now()
+	var expired []*job
+	var next time.Time
+	e.mu.Lock()
+	for _, l := range [...]*jobList{&e.active, &e.queue} {
+		for j := l.head; j != nil; j = j.next {
+			switch {
+			case !j.deadline.After(now):
+				expired = append(expired, j)
+			case next.IsZero() || j.deadline.Before(next):
+				next = j.deadline
+			}
+		}
+	}
+	e.swept = false
+	if !next.IsZero() && !e.closed {
+		e.armSweepLocked(next.Sub(now))
+	}
+	e.mu.Unlock()
+	// Outside the lock, as everywhere: cancelling may call into the parent.
+	for _, j := range expired {
+		j.cancel(ErrTimeout)
+	}
 }
 
 // dropQueued removes j from the queue if it is still there, ends its
@@ -338,7 +410,7 @@ func (e *Executor) next(j *job) *job {
 	}
 	e.mu.Unlock()
 	for d := dropped.popFront(); d != nil; d = dropped.popFront() {
-		d.end(nil) // unlinks from the parent even if only the timer fired
+		d.end(nil) // unlinks from the parent
 	}
 	return n
 }
@@ -363,6 +435,10 @@ func (e *Executor) Close() {
 	}
 	e.closed = true
 	close(e.done)
+	if e.sweep != nil {
+		e.sweep.Stop()
+		e.swept = false
+	}
 	dropped := e.queue
 	e.queue = jobList{}
 	for j := dropped.head; j != nil; j = j.next {

@@ -727,3 +727,35 @@ func TestWorkersAreReused(t *testing.T) {
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), base, "parked workers left on Close")
 }
+
+// TestTimeoutSweep holds the one deadline timer to every job: staggered
+// jobs each time out on their own deadline, the timer re-arms for jobs
+// submitted after it fired, and a job that finishes first is left alone.
+func TestTimeoutSweep(t *testing.T) {
+	const timeout = 60 * time.Millisecond
+	e := newExecutor(t, Options{Timeout: timeout})
+	ended := make(chan time.Duration, 3)
+	start := time.Now()
+	hang := func(ctx context.Context) {
+		<-ctx.Done()
+		assert.ErrorIs(t, context.Cause(ctx), ErrTimeout)
+		assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+		assert.ErrorIs(t, context.Cause(ctx), context.DeadlineExceeded, "ErrTimeout matches DeadlineExceeded")
+		ended <- time.Since(start)
+	}
+	submit(t, e, hang)
+	quick, _ := submit(t, e, func(context.Context) {})
+	time.Sleep(timeout / 2)
+	submit(t, e, hang)
+	first, second := <-ended, <-ended
+	assert.GreaterOrEqual(t, first, timeout)
+	assert.GreaterOrEqual(t, second, timeout+timeout/2, "the second job keeps its own, later deadline")
+	<-quick.Done()
+	assert.ErrorIs(t, context.Cause(quick), ErrFinished)
+
+	// After the sweep found nothing left it is disarmed; a new job re-arms it.
+	time.Sleep(timeout)
+	submitted := time.Since(start)
+	submit(t, e, hang)
+	assert.GreaterOrEqual(t, <-ended, submitted+timeout)
+}

@@ -139,10 +139,14 @@ func rpcResult[R spec.Result](res R, err *jsonrpc.Error) (spec.Result, error) {
 }
 
 func callTool(ctx context.Context, c *call) (spec.Result, error) {
+	// The two members are read in place: decoding params whole copied the
+	// arguments and decoded _meta a third time, for nothing.
 	var p spec.CallToolParams
-	if err := decodeParams(c, &p); err != nil {
-		return nil, err
+	var err error
+	if p.Name, _, err = jsonrpc.StringMember(c.params, "name"); err != nil {
+		return nil, invalidParams("invalid params for %s: %s", c.method, jsonrpc.Describe(err, "params"))
 	}
+	p.Arguments, _ = jsonrpc.Member(c.params, "arguments")
 	if p.Name == "" {
 		return nil, invalidParams("tools/call needs params.name")
 	}

@@ -71,3 +71,26 @@ func TestPathAt(t *testing.T) {
 		assert.Equal(t, tc.wantStart, start, tc.data)
 	}
 }
+
+func TestStringMember(t *testing.T) {
+	cases := []struct {
+		obj, text, err string
+		present        bool
+	}{
+		{`{"name":"echo"}`, "echo", "", true},
+		{`{"a":1, "name" : "caf\u00e9\n"}`, "café\n", "", true},
+		{`{"a":1}`, "", "", false},
+		{`{"name":7}`, "", `params.name must be a string (got a number)`, true},
+		{`{"name":null}`, "", `params.name must be a string (got null)`, true},
+	}
+	for _, tc := range cases {
+		text, present, err := StringMember([]byte(tc.obj), "name")
+		assert.Equal(t, tc.text, text, tc.obj)
+		assert.Equal(t, tc.present, present, tc.obj)
+		if tc.err == "" {
+			assert.NoError(t, err, tc.obj)
+		} else {
+			assert.Equal(t, tc.err, Describe(err, "params"), tc.obj)
+		}
+	}
+}

@@ -67,3 +67,21 @@ func trimWS(b []byte) []byte {
 	}
 	return b
 }
+
+// StringMember returns the text of the string member name of obj, a JSON
+// object the decoder already validated. present is false when obj has no
+// such member; a member that is not a string is a *TypeError.
+func StringMember(obj []byte, name string) (text string, present bool, err error) {
+	raw, ok := Member(obj, name)
+	if !ok {
+		return "", false, nil
+	}
+	body, esc, ok := stringValue(raw)
+	if !ok {
+		return "", true, &TypeError{Path: []string{name}, Want: "a string", Got: describeValue(raw[0])}
+	}
+	if esc {
+		return string(appendUnescaped(nil, body)), true, nil
+	}
+	return string(body), true, nil
+}

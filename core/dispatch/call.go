@@ -45,10 +45,7 @@ type call struct {
 func (s *Session) newCall(msg jsonrpc.Message, adm admission, reply transport.Sink) *call {
 	c := &call{s: s, id: msg.ID, method: msg.Method, params: msg.Params, adm: adm, reply: reply}
 	c.req = router.Request{Method: msg.Method, Revision: adm.dialect.Revision(),
-		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c}
-	if len(adm.rawMeta) > 0 {
-		_ = jsonrpc.UnmarshalDecoded(adm.rawMeta, &c.req.Meta)
-	}
+		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, RawMeta: adm.rawMeta}
 	return c
 }
 

@@ -4,15 +4,18 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/spec"
 )
 
 // Request is what every handler gets besides its arguments. The dispatcher
 // fills it; handlers must treat it as read-only.
 type Request struct {
-	Method             string
-	Revision           string    // the revision the request speaks, e.g. "2025-06-18"
-	Meta               spec.Meta // the request's params._meta
+	Method   string
+	Revision string // the revision the request speaks, e.g. "2025-06-18"
+	// RawMeta is the request's params._meta as the client sent it (nil
+	// without one); Meta decodes it.
+	RawMeta            json.RawMessage
 	ClientInfo         *spec.Implementation
 	ClientCapabilities *spec.ClientCapabilities
 	// Notifier sends progress and log notifications for this request. The
@@ -26,6 +29,20 @@ type Request struct {
 type Notifier interface {
 	Progress(progress float64, total *float64, message string) error
 	Log(level spec.LoggingLevel, logger string, data any) error
+}
+
+// Meta decodes params._meta, or returns nil when the request has none. It
+// decodes on every call: few handlers read _meta, and a modern request
+// always carries one, so decoding it up front cost every call.
+func (r *Request) Meta() spec.Meta {
+	if r == nil || len(r.RawMeta) == 0 {
+		return nil
+	}
+	var m spec.Meta
+	if jsonrpc.UnmarshalDecoded(r.RawMeta, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 // Progress reports progress on the request. It does nothing and returns nil

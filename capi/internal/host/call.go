@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync/atomic"
 
@@ -186,7 +187,7 @@ func Log(h uint64, raw []byte) error {
 type callInfo struct {
 	Method             string                   `json:"method"`
 	Revision           string                   `json:"revision"`
-	Meta               spec.Meta                `json:"_meta,omitempty"`
+	Meta               json.RawMessage          `json:"_meta,omitempty"`
 	ClientInfo         *spec.Implementation     `json:"clientInfo,omitempty"`
 	ClientCapabilities *spec.ClientCapabilities `json:"clientCapabilities,omitempty"`
 }
@@ -199,7 +200,7 @@ func Info(h uint64) ([]byte, error) {
 		return nil, err
 	}
 	r := c.req
-	b, err := jsonrpc.Marshal(callInfo{Method: r.Method, Revision: r.Revision, Meta: r.Meta,
+	b, err := jsonrpc.Marshal(callInfo{Method: r.Method, Revision: r.Revision, Meta: r.RawMeta,
 		ClientInfo: r.ClientInfo, ClientCapabilities: r.ClientCapabilities})
 	if err != nil {
 		return nil, errorf(EInternal, "call info: %v", err)

@@ -38,11 +38,9 @@ func putParams(p *[]byte) {
 func appendCommon(b []byte, req *router.Request) []byte {
 	b = append(b, `,"revision":`...)
 	b = jsonrpc.AppendString(b, req.Revision)
-	if len(req.Meta) > 0 {
-		if meta, err := jsonrpc.Marshal(req.Meta); err == nil {
-			b = append(b, `,"_meta":`...)
-			b = append(b, meta...)
-		}
+	if len(req.RawMeta) > 0 {
+		b = append(b, `,"_meta":`...)
+		b = append(b, req.RawMeta...)
 	}
 	return append(b, '}')
 }

@@ -61,3 +61,37 @@ func (l *intList) Set(v string) error {
 	*l = out
 	return nil
 }
+
+// extra is a server given with -extra NAME=TRANSPORT:COMMAND ARGS...
+type extra struct {
+	name, transport string
+	argv            []string
+}
+
+// extraList is a flag.Value collecting -extra servers.
+type extraList []extra
+
+func (l *extraList) String() string {
+	s := make([]string, len(*l))
+	for i, e := range *l {
+		s[i] = e.name + "=" + e.transport + ":" + strings.Join(e.argv, " ")
+	}
+	return strings.Join(s, "; ")
+}
+
+func (l *extraList) Set(v string) error {
+	name, rest, ok := strings.Cut(v, "=")
+	transport, cmd, ok2 := strings.Cut(rest, ":")
+	name, transport = strings.TrimSpace(name), strings.TrimSpace(transport)
+	argv := strings.Fields(cmd)
+	switch {
+	case !ok || !ok2 || name == "" || len(argv) == 0:
+		return fmt.Errorf("%q is not NAME=TRANSPORT:COMMAND ARGS...", v)
+	case strings.ContainsAny(name, " ,"):
+		return fmt.Errorf("server name %q has a space or a comma", name)
+	case dialers[transport] == nil:
+		return fmt.Errorf("unknown transport %q (one of %s)", transport, transportNames())
+	}
+	*l = append(*l, extra{name: name, transport: transport, argv: argv})
+	return nil
+}

@@ -1,7 +1,9 @@
 // Command mcpbench benchmarks MCP servers side by side.
 //
-//	mcpbench stdio -name NAME [flags] -- CMD ARGS...   measure one stdio server
-//	mcpbench suite [flags]                             build the peers, measure all, write results/
+//	mcpbench stdio -name NAME [flags] -- CMD ARGS...        measure one stdio server
+//	mcpbench http -name NAME [flags] -- CMD ARGS...         one Streamable HTTP server, 2025-11-25 session shape
+//	mcpbench http-modern -name NAME [flags] -- CMD ARGS...  one Streamable HTTP server, 2026-07-28 stateless shape
+//	mcpbench suite [flags]                                  build the peers, measure all, write results/
 //
 // See bench/README.md for what the numbers mean.
 package main
@@ -13,8 +15,12 @@ import (
 
 const usage = `usage:
   mcpbench stdio -name NAME [flags] -- CMD ARGS...
+  mcpbench http -name NAME [flags] -- CMD ARGS...
+  mcpbench http-modern -name NAME [flags] -- CMD ARGS...
   mcpbench suite [flags]
-Run "mcpbench stdio -h" or "mcpbench suite -h" for the flags.
+Run "mcpbench stdio -h" or "mcpbench suite -h" for the flags. An HTTP server
+command is run with --http 127.0.0.1:0 appended and must print its URL,
+unless an argument holds {port} (see bench/README.md).
 `
 
 func main() {
@@ -24,7 +30,7 @@ func main() {
 	}
 	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
-	case "stdio": // an "http" command will join it once measure has an http dialer
+	case "stdio", "http", "http-modern":
 		err = runOne(cmd, args)
 	case "suite":
 		err = runSuite(args)

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/polymcp/polymcp/bench/internal/httpc"
 	"github.com/polymcp/polymcp/bench/internal/load"
 	"github.com/polymcp/polymcp/bench/internal/proc"
 	"github.com/polymcp/polymcp/bench/internal/report"
@@ -17,17 +19,36 @@ type spec struct {
 	name      string
 	transport string
 	argv      []string
+	reports   []string // the suite's reports it belongs to
 }
 
-// A dialer starts a server and connects a client transport to it. The stdio
-// dialer wires the child's stdin and stdout; an HTTP dialer would start the
-// server on a loopback port and return a Streamable HTTP client.
+// A dialer starts a server and connects a client transport to it.
 type dialer func(argv []string) (*proc.Server, load.ClientTransport, error)
 
+// dialers are the transports by the name specs and -extra use. "http" is
+// the legacy session shape (initialize, then Mcp-Session-Id if the server
+// mints one: stateful and stateless servers alike), "http-modern" the
+// stateless 2026-07-28 shape.
 var dialers = map[string]dialer{
 	"stdio": func(argv []string) (*proc.Server, load.ClientTransport, error) {
 		return stdio.Dial(argv)
 	},
+	"http": func(argv []string) (*proc.Server, load.ClientTransport, error) {
+		return httpc.Dial(argv, httpc.Legacy)
+	},
+	"http-modern": func(argv []string) (*proc.Server, load.ClientTransport, error) {
+		return httpc.Dial(argv, httpc.Modern)
+	},
+}
+
+// transportNames lists the dialers' names, for messages.
+func transportNames() string {
+	names := make([]string, 0, len(dialers))
+	for n := range dialers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 const (
@@ -52,7 +73,12 @@ func measure(s spec, lf *loadFlags, c config, round int) report.Result {
 		res.Failure = "start: " + err.Error()
 		return res
 	}
-	info, err := load.Handshake(conn, handshakeTimeout)
+	var info load.ServerInfo
+	if h, ok := conn.(load.Handshaker); ok {
+		info, err = h.Handshake(handshakeTimeout)
+	} else {
+		info, err = load.Handshake(conn, handshakeTimeout)
+	}
 	if err != nil {
 		conn.Close()
 		srv.Stop(exitGrace)
@@ -60,12 +86,17 @@ func measure(s spec, lf *loadFlags, c config, round int) report.Result {
 		return res
 	}
 	res.ServerInfo = strings.TrimSpace(info.Name + " " + info.Version)
+	res.Protocol = info.ProtocolVersion
+	if s, ok := conn.(interface{ Session() string }); ok {
+		res.Session = s.Session() != ""
+	}
 
 	var before, after proc.Usage
 	var sampleErr error
 	cfg := load.Config{
 		Concurrency: c.concurrency, Payload: c.payload,
 		Warmup: lf.warmup, Duration: lf.duration,
+		CallMeta: callMeta(conn),
 		OnWindow: func(open bool) {
 			u, err := srv.Sample()
 			sampleErr = errors.Join(sampleErr, err)
@@ -85,6 +116,13 @@ func measure(s spec, lf *loadFlags, c config, round int) report.Result {
 		res.Failure = withStderr(err, srv)
 	}
 	return res
+}
+
+func callMeta(t load.ClientTransport) string {
+	if m, ok := t.(load.CallMetaer); ok {
+		return m.CallMeta()
+	}
+	return ""
 }
 
 func fill(res *report.Result, st *load.Stats, serverCPU time.Duration, peakRSS uint64) {

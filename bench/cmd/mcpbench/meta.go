@@ -17,6 +17,7 @@ const modulePath = "github.com/polymcp/polymcp/bench"
 
 // Meta describes a suite run: when, where, with what settings.
 type Meta struct {
+	Report      string       `json:"report"`
 	Started     string       `json:"started"`
 	Finished    string       `json:"finished"`
 	CPU         string       `json:"cpu"`
@@ -37,10 +38,25 @@ type Meta struct {
 
 // ServerMeta says what was run as a server.
 type ServerMeta struct {
-	Name    string `json:"name"`
-	Command string `json:"command"`
-	Version string `json:"version,omitempty"`
-	Skipped string `json:"skipped,omitempty"`
+	Name      string `json:"name"`
+	Transport string `json:"transport,omitempty"`
+	Command   string `json:"command"`
+	Version   string `json:"version,omitempty"`
+	Skipped   string `json:"skipped,omitempty"`
+}
+
+// forKind returns a copy of m for one report, listing the servers in it
+// (by name and transport) and those skipped.
+func (m *Meta) forKind(kind string, in map[string]bool) *Meta {
+	out := *m
+	out.Report = kind
+	out.Servers = nil
+	for _, s := range m.Servers {
+		if s.Skipped != "" || in[s.Name+" "+s.Transport] {
+			out.Servers = append(out.Servers, s)
+		}
+	}
+	return &out
 }
 
 func newMeta(sf *suiteFlags) *Meta {

@@ -12,12 +12,12 @@ import (
 	"github.com/polymcp/polymcp/bench/internal/report"
 )
 
-// writeReport writes <out>/<UTC date>-stdio.md and .json and returns their paths.
-func writeReport(out string, meta *Meta, table *report.Table, best, all []report.Result) ([]string, error) {
+// writeReport writes <out>/<UTC date>-<kind>.md and .json and returns their paths.
+func writeReport(out, kind string, meta *Meta, table *report.Table, best, all []report.Result) ([]string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	base := filepath.Join(out, time.Now().UTC().Format("2006-01-02")+"-stdio")
+	base := filepath.Join(out, time.Now().UTC().Format("2006-01-02")+"-"+kind)
 	doc := struct {
 		Meta *Meta           `json:"meta"`
 		Best []report.Result `json:"best"`
@@ -39,7 +39,7 @@ func writeReport(out string, meta *Meta, table *report.Table, best, all []report
 func markdown(meta *Meta, table *report.Table, best []report.Result) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("# MCP stdio benchmark, %s\n\n", meta.Started[:10])
+	p("# %s, %s\n\n", titles[meta.Report], meta.Started[:10])
 	p("One `mcpbench suite` run, %s to %s (UTC), on %s, %d cores, Linux %s, %s.\n",
 		meta.Started[11:19], meta.Finished[11:19], meta.CPU, meta.Cores, meta.Kernel, meta.Go)
 	p("Each server was measured %s in each configuration (%s warmup, then a %s window), ", times(meta.Rounds), meta.Warmup, meta.Duration)
@@ -52,13 +52,13 @@ func markdown(meta *Meta, table *report.Table, best []report.Result) string {
 	p(".\n\n")
 	p("**These are ratios from one run on a small, noisy machine, not absolute numbers.** ")
 	p("Compare servers within a row group; the driver shares the machine with the server.\n\n")
-	p("| server | command | built from |\n|:---|:---|:---|\n")
+	p("| server | transport | command | built from |\n|:---|:---|:---|:---|\n")
 	for _, s := range meta.Servers {
 		v := s.Version
 		if s.Skipped != "" {
 			v = "skipped: " + s.Skipped
 		}
-		p("| %s | `%s` | %s |\n", s.Name, s.Command, v)
+		p("| %s | %s | `%s` | %s |\n", s.Name, transportCell(s.Transport, best, s.Name), s.Command, v)
 	}
 	p("\n")
 	for _, n := range meta.Notes {
@@ -67,16 +67,59 @@ func markdown(meta *Meta, table *report.Table, best []report.Result) string {
 	p("## Results\n\n")
 	table.WriteMarkdown(&b)
 	p("\n")
-	p("- **C**: requests kept in flight by one pipelined client; **payload**: bytes of echoed text each way.\n")
+	if meta.Report == kindHTTP {
+		p("- **C**: requests kept in flight, each on its own keep-alive connection; **payload**: bytes of echoed text each way.\n")
+	} else {
+		p("- **C**: requests kept in flight by one pipelined client; **payload**: bytes of echoed text each way.\n")
+	}
 	p("- **calls/s**: correct answers per second of the window. **p50/p99**: send-to-answer latency.\n")
 	p("- **CPU µs/call**: the server's user+system CPU over the window divided by the calls answered in it.\n")
 	p("- **peak RSS**: the server's VmHWM at the end of the window.\n")
 	p("- **÷ floor**, **÷ mcpgo**: this server's calls/s (higher is better) and CPU per call (lower is better) ")
-	p("divided by that server's in the same configuration. The floor is a hand-written loop that does nothing but decode and encode.\n")
+	p("divided by that server's in the same configuration.")
+	switch meta.Report {
+	case kindStdio:
+		p(" The floor is a hand-written loop that does nothing but decode and encode.\n")
+	case kindHTTP:
+		p(" The floor is a bare `net/http` handler that decodes the body with sonic and encodes the answer.\n")
+		p("- **transport**: `http` is the session shape of 2025-11-25 (initialize, then `Mcp-Session-Id` ")
+		p("on every POST if the server minted one: \"session\" below; stateless servers mint none), ")
+		p("`http-modern` the stateless 2026-07-28 shape (`_meta` and the `Mcp-Method`/`Mcp-Name` headers on every POST, no handshake).\n")
+	case kindCAPI:
+		p(" polymcp is `polymcp everything`, pure Go; capi is the C example, the same Go core serving tools through libpolymcp.so and C callbacks.\n")
+	}
 	if s := problems(best); s != "" {
 		p("\n## Failures and errors\n\n%s", s)
 	}
 	return b.String()
+}
+
+var titles = map[string]string{
+	kindStdio: "MCP stdio benchmark",
+	kindHTTP:  "MCP Streamable HTTP benchmark",
+	kindCAPI:  "polymcp C ABI benchmark (stdio)",
+}
+
+// transportCell names a server's transport, with the revision it ran at and
+// whether it minted an HTTP session.
+func transportCell(transport string, best []report.Result, name string) string {
+	if transport == "" {
+		return "–"
+	}
+	for _, r := range best {
+		if r.Server != name || r.Transport != transport || r.Failure != "" {
+			continue
+		}
+		cell := transport
+		if r.Protocol != "" {
+			cell += " " + r.Protocol
+		}
+		if r.Session {
+			cell += ", session"
+		}
+		return cell
+	}
+	return transport
 }
 
 func problems(results []report.Result) string {

@@ -28,7 +28,11 @@ type callTemplate struct {
 	size   int    // the text's length in bytes
 }
 
-func newCallTemplate(payload int) *callTemplate {
+func newCallTemplate(payload int) *callTemplate { return newCallTemplateMeta(payload, "") }
+
+// newCallTemplateMeta is newCallTemplate with params._meta set to meta (raw
+// JSON), if it is not empty.
+func newCallTemplateMeta(payload int, meta string) *callTemplate {
 	if payload < 1 {
 		payload = 1
 	}
@@ -38,7 +42,11 @@ func newCallTemplate(payload int) *callTemplate {
 	}
 	id := strconv.FormatUint(idBase, 10)
 	head := `{"jsonrpc":"2.0","id":`
-	mid := `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`
+	mid := `,"method":"tools/call","params":{`
+	if meta != "" {
+		mid += `"_meta":` + meta + `,`
+	}
+	mid += `"name":"echo","arguments":{"text":"`
 	t := &callTemplate{filler: filler.String(), size: payload}
 	t.idAt = len(head)
 	t.textAt = len(head) + len(id) + len(mid)

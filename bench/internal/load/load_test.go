@@ -104,3 +104,14 @@ func TestRunCountsWrongAnswers(t *testing.T) {
 		t.Fatalf("%d errors %q", st.Errors, st.ErrorSamples)
 	}
 }
+
+func TestTemplateMeta(t *testing.T) {
+	tmpl := newCallTemplateMeta(20, `{"k":"v"}`)
+	want := `{"jsonrpc":"2.0","id":100000000007,"method":"tools/call","params":{"_meta":{"k":"v"},"name":"echo","arguments":{"text":"100000000007mnopqrst"}}}`
+	if got := string(tmpl.patch(idBase + 7)); got != want {
+		t.Errorf("frame\n%s\nwant\n%s", got, want)
+	}
+	if !tmpl.check(idBase+7, "100000000007mnopqrst") {
+		t.Error("check fails on the sent text")
+	}
+}

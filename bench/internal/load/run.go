@@ -15,6 +15,9 @@ type Config struct {
 	Warmup      time.Duration // load before the measured window
 	Duration    time.Duration // the measured window
 	Drain       time.Duration // wait for late answers after the window; 0 means 10s
+	// CallMeta, if set, is the raw JSON of params._meta in every call (the
+	// 2026-07-28 revision needs one); a transport that is a CallMetaer sets it.
+	CallMeta string
 	// OnWindow, if set, is called just before the measured window opens
 	// (open is true) and just after it closes, to sample server counters.
 	OnWindow func(open bool)
@@ -80,7 +83,7 @@ func Run(t ClientTransport, cfg Config) (*Stats, error) {
 		cfg.Drain = 10 * time.Second
 	}
 	r := &run{
-		t: t, cfg: cfg, tmpl: newCallTemplate(cfg.Payload), start: time.Now(),
+		t: t, cfg: cfg, tmpl: newCallTemplateMeta(cfg.Payload, cfg.CallMeta), start: time.Now(),
 		tokens:  make(chan struct{}, cfg.Concurrency),
 		stop:    make(chan struct{}),
 		drained: make(chan struct{}),

@@ -2,9 +2,10 @@
 // number of requests in flight, and measures what comes back.
 //
 // The engine is transport-agnostic: it talks to a ClientTransport, which the
-// stdio package implements today and a Streamable HTTP client can implement
-// tomorrow without touching the engine.
+// stdio and httpc packages implement.
 package load
+
+import "time"
 
 // ClientTransport is the client end of one MCP connection.
 //
@@ -24,4 +25,18 @@ type ClientTransport interface {
 	Recv() ([]byte, error)
 	// Close ends the connection.
 	Close() error
+}
+
+// Handshaker is a ClientTransport that opens the MCP session itself, because
+// the handshake is not only messages (HTTP carries session and version in
+// headers, and 2026-07-28 has no initialize at all). The driver calls it in
+// place of the package's Handshake, before Run.
+type Handshaker interface {
+	Handshake(timeout time.Duration) (ServerInfo, error)
+}
+
+// CallMetaer is a ClientTransport whose tools/call requests need a
+// params._meta; Run's caller copies it into Config.CallMeta.
+type CallMetaer interface {
+	CallMeta() string
 }

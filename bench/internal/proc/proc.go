@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -18,6 +20,7 @@ import (
 type Server struct {
 	cmd    *exec.Cmd
 	stderr *tail
+	stdin  io.Closer // set by StartNetwork: the pipe that keeps the server's stdin open
 	exited chan struct{}
 	err    error // from Wait, once exited is closed
 }
@@ -42,6 +45,27 @@ func Start(cmd *exec.Cmd) (*Server, error) {
 	return s, nil
 }
 
+// StartNetwork starts cmd as a network server: its stdin is a pipe that stays
+// open until Stop (some servers, like the C example, serve until stdin ends),
+// and every line it writes to stdout or stderr is passed to onLine (from
+// another goroutine) as well as kept for error reports.
+func StartNetwork(cmd *exec.Cmd, onLine func(line string)) (*Server, error) {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cmd: cmd, stderr: &tail{max: 4096, onLine: onLine}, stdin: stdin, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { s.err = cmd.Wait(); close(s.exited) }()
+	return s, nil
+}
+
+// Exited is closed when the server process has exited.
+func (s *Server) Exited() <-chan struct{} { return s.exited }
+
 // Pid returns the server's process id.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
@@ -49,8 +73,13 @@ func (s *Server) Pid() int { return s.cmd.Process.Pid }
 func (s *Server) Stderr() string { return strings.TrimSpace(s.stderr.String()) }
 
 // Stop waits up to grace for the server to exit by itself (a stdio server
-// should, once its stdin is closed), then kills it.
+// should, once its stdin is closed), then kills it. A network server is
+// asked to stop first: its stdin is closed and it gets SIGTERM.
 func (s *Server) Stop(grace time.Duration) error {
+	if s.stdin != nil {
+		s.stdin.Close()
+		s.cmd.Process.Signal(syscall.SIGTERM)
+	}
 	select {
 	case <-s.exited:
 		return s.err
@@ -58,7 +87,7 @@ func (s *Server) Stop(grace time.Duration) error {
 	}
 	s.cmd.Process.Kill()
 	<-s.exited
-	return fmt.Errorf("did not exit within %v of its input closing; killed", grace)
+	return fmt.Errorf("did not exit within %v of being asked to; killed", grace)
 }
 
 // Usage is a sample of a process's counters.
@@ -128,16 +157,33 @@ var clockTicks = sync.OnceValue(func() int {
 // `getconf CLK_TCK` reports it, or 100 (Linux's value) if that fails.
 func ClockTicks() int { return clockTicks() }
 
-// tail is an io.Writer that keeps the last max bytes written to it.
+// tail is an io.Writer that keeps the last max bytes written to it, and
+// passes each complete line to onLine, if set.
 type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu      sync.Mutex
+	max     int
+	buf     []byte
+	onLine  func(string)
+	partial []byte // the current line so far, for onLine; bounded by max
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.onLine != nil {
+		rest := p
+		for {
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				break
+			}
+			t.onLine(string(append(t.partial, rest[:i]...)))
+			t.partial, rest = t.partial[:0], rest[i+1:]
+		}
+		if len(t.partial)+len(rest) <= t.max {
+			t.partial = append(t.partial, rest...)
+		}
+	}
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - t.max; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)

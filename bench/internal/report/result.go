@@ -29,6 +29,10 @@ type Result struct {
 	Failure string `json:"failure,omitempty"`
 	// ServerInfo is the name and version the server gave in initialize.
 	ServerInfo string `json:"server_info,omitempty"`
+	// Protocol is the revision the session runs at.
+	Protocol string `json:"protocol,omitempty"`
+	// Session says whether the server minted an HTTP session (Mcp-Session-Id).
+	Session bool `json:"http_session,omitempty"`
 }
 
 // OK reports whether the measurement completed without a single error.

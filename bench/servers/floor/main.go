@@ -1,4 +1,4 @@
-// Command floor is the benchmark's floor: the least an MCP stdio server must
+// Command floor is the benchmark's floor: the least an MCP server must
 // do to answer the echo tool. One goroutine reads a newline-delimited JSON-RPC
 // message, decodes it with sonic, encodes the answer into a buffered writer,
 // and flushes only when no complete request is left in the input buffer, so
@@ -6,12 +6,15 @@
 //
 // It answers initialize, ping, tools/list and tools/call (any tool name is
 // treated as echo), ignores notifications, and rejects other methods.
+//
+// With -http HOST:PORT it is the HTTP floor instead (see http.go).
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"io"
 	"log"
 	"os"
@@ -49,6 +52,13 @@ type response[R any] struct {
 	Result  R                      `json:"result"`
 }
 
+// initResult keeps its keys in order (a map's would vary from run to run).
+type initResult struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    map[string]any `json:"capabilities"`
+	ServerInfo      map[string]any `json:"serverInfo"`
+}
+
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -71,12 +81,20 @@ var toolList = map[string]any{"tools": []any{map[string]any{
 }}}
 
 func main() {
+	addr := flag.String("http", "", "serve HTTP on `host:port` (POST /mcp) instead of stdio; prints the URL on stderr")
+	flag.Parse()
 	// Compile sonic's codecs now rather than on the first call.
 	if err := sonic.Pretouch(reflect.TypeFor[request]()); err != nil {
 		log.Fatal(err)
 	}
 	if err := sonic.Pretouch(reflect.TypeFor[response[callResult]]()); err != nil {
 		log.Fatal(err)
+	}
+	if *addr != "" {
+		if err := serveHTTP(*addr); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	if err := serve(os.Stdin, os.Stdout); err != nil {
 		log.Fatal(err)
@@ -136,10 +154,10 @@ func answer(buf []byte, req *request, call *response[callResult]) ([]byte, error
 		if v == "" {
 			v = "2025-06-18"
 		}
-		return encode(buf, response[map[string]any]{"2.0", req.ID, map[string]any{
-			"protocolVersion": v,
-			"capabilities":    map[string]any{"tools": map[string]any{}},
-			"serverInfo":      map[string]any{"name": "bench-floor", "version": "0"},
+		return encode(buf, response[initResult]{"2.0", req.ID, initResult{
+			ProtocolVersion: v,
+			Capabilities:    map[string]any{"tools": map[string]any{}},
+			ServerInfo:      map[string]any{"name": "bench-floor", "version": "0"},
 		}})
 	case "ping":
 		return encode(buf, response[struct{}]{"2.0", req.ID, struct{}{}})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -179,23 +180,26 @@ class Server:
 
     def run(self, transport: Literal["stdio", "http"] = "stdio", *, host: str = "127.0.0.1",
             port: int = 8000, **options: Any) -> None:
-        """Serves until stdin ends (stdio) or Ctrl-C, then closes cleanly.
+        """Serves until stdin ends (stdio), Ctrl-C or SIGTERM, then closes
+        cleanly (calls in flight are cancelled, on_closed is awaited).
 
         While serving stdio, the process's own fd 1 points at stderr, so a
         stray print() cannot corrupt the protocol stream (the library
         writes to its duplicate of the original stdout)."""
+        if transport not in ("stdio", "http"):
+            raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")
         native = self.serve()
         try:
-            if transport == "stdio":
-                with _stdout_to_stderr() as out_fd:
-                    native.serve_stdio(out_fd=out_fd, **options)
+            with _terminate_as_interrupt():
+                if transport == "stdio":
+                    with _stdout_to_stderr() as out_fd:
+                        native.serve_stdio(out_fd=out_fd, **options)
+                        native.wait_forever()
+                else:
+                    url = native.serve_http(addr=f"{host}:{port}", **options)
+                    # The same line as `polymcp everything --http`.
+                    print(f"polymcp: serving {url}", file=sys.stderr, flush=True)
                     native.wait_forever()
-            elif transport == "http":
-                url = native.serve_http(addr=f"{host}:{port}", **options)
-                print(f"polymcp: serving {self.name} at {url}", file=sys.stderr, flush=True)
-                native.wait_forever()
-            else:
-                raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")
         except KeyboardInterrupt:
             pass
         finally:
@@ -259,6 +263,25 @@ class Server:
 
     def __repr__(self) -> str:
         return f"Server({self.name!r}, version={self.version!r})"
+
+
+class _terminate_as_interrupt:
+    """While serving from the main thread, SIGTERM stops like Ctrl-C (when
+    nobody else installed a handler for it)."""
+
+    def __enter__(self) -> None:
+        self._saved: Any = None
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            self._saved = signal.signal(signal.SIGTERM, _interrupt)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is not None:
+            signal.signal(signal.SIGTERM, self._saved)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 class _stdout_to_stderr:

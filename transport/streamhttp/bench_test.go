@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkModernEcho: tools/call echo at 2026-07-28 over the Listener and
@@ -36,3 +38,76 @@ func BenchmarkModernEcho(b *testing.B) {
 		}
 	})
 }
+
+// nullWriter is a ResponseWriter that keeps nothing: the in-process
+// benchmarks below measure the handler's own cost, without sockets.
+type nullWriter struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (w *nullWriter) Header() http.Header         { return w.h }
+func (w *nullWriter) WriteHeader(status int)      { w.status = status }
+func (w *nullWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+func (w *nullWriter) Flush()                      {}
+
+// benchHandler serves body with headers through the Handler in process, b.N
+// times in parallel, and checks the status.
+func benchHandler(b *testing.B, headers map[string]string, body []byte, setup func(h http.Handler) map[string]string) {
+	f := newFixture(b)
+	h := f.srv.HTTPHandler(nil)
+	if setup != nil {
+		for k, v := range setup(h) {
+			headers[k] = v
+		}
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	b.RunParallel(func(pb *testing.PB) {
+		w := &nullWriter{h: http.Header{}}
+		for pb.Next() {
+			req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
+			for k, v := range headers {
+				req.Header.Set(k, v)
+			}
+			clear(w.h)
+			w.status = 0
+			h.ServeHTTP(w, req)
+			if w.status != 200 && w.status != 0 {
+				b.Fatal(w.status)
+			}
+		}
+	})
+}
+
+// BenchmarkHandlerModernEcho: a 2026-07-28 tools/call echo through the
+// Handler, no sockets.
+func BenchmarkHandlerModernEcho(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},` + meta + `}}`)
+	benchHandler(b, modern2026("tools/call", "Mcp-Name", "echo"), body, nil)
+}
+
+// BenchmarkHandlerLegacyEcho: a 2025-11-25 tools/call echo on a session
+// through the Handler, no sockets.
+func BenchmarkHandlerLegacyEcho(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+	headers := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	benchHandler(b, headers, body, func(h http.Handler) map[string]string {
+		init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(init))
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		w := &nullWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		sid := w.h.Get("Mcp-Session-Id")
+		if sid == "" {
+			b.Fatal("no session")
+		}
+		return map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+	})
+}
+
+func (w *nullWriter) SetWriteDeadline(time.Time) error { return nil }
+func (w *nullWriter) SetReadDeadline(time.Time) error  { return nil }

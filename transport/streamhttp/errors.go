@@ -46,8 +46,22 @@ func (e *Engine) unavailable(id jsonrpc.ID, msg string) *Response {
 	return r
 }
 
+// bodySizer is an Output that can announce the length of a whole body
+// before Start (the net/http one sets Content-Length). Other Outputs, such
+// as the C ABI's, see the same Start and Writes as before.
+type bodySizer interface {
+	sizeBody(n int)
+}
+
+func sizeBody(out Output, n int) {
+	if s, ok := out.(bodySizer); ok {
+		s.sizeBody(n)
+	}
+}
+
 // write sends a complete Response through out.
 func (r *Response) write(out Output) error {
+	sizeBody(out, len(r.Body))
 	if err := out.Start(r.Status, r.Header); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/polymcp/polymcp/transport"
@@ -125,16 +126,26 @@ type httpOutput struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
+	length  int // of the whole body, if sizeBody announced it; -1 otherwise
 }
 
 func newHTTPOutput(w http.ResponseWriter, timeout time.Duration) *httpOutput {
-	return &httpOutput{w: w, rc: http.NewResponseController(w), timeout: timeout}
+	return &httpOutput{w: w, rc: http.NewResponseController(w), timeout: timeout, length: -1}
 }
+
+// sizeBody implements bodySizer: the response is a whole body of n bytes.
+func (o *httpOutput) sizeBody(n int) { o.length = n }
 
 func (o *httpOutput) Start(status int, header http.Header) error {
 	h := o.w.Header()
 	for k, v := range header {
 		h[k] = v
+	}
+	if o.length >= 0 && status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified {
+		// With its length known, net/http sends the body as it is, not
+		// chunked: the head and a small body leave in one write, with no
+		// terminating chunk to write after it.
+		h["Content-Length"] = []string{strconv.Itoa(o.length)}
 	}
 	o.w.WriteHeader(status)
 	return nil

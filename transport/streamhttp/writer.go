@@ -142,6 +142,7 @@ func (w *writer) json(msg []byte) error {
 		h.Set("Retry-After", strconv.Itoa(int(max(w.e.o.RetryAfter.Seconds(), 1))))
 	}
 	w.started = true
+	sizeBody(w.out, len(msg))
 	if err := w.out.Start(status, h); err != nil {
 		return err
 	}

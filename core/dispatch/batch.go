@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/protocol"
 	"github.com/polymcp/polymcp/transport"
 )
 
@@ -15,8 +16,12 @@ import (
 func (s *Session) deliverBatch(ctx context.Context, frame []byte, reply transport.Sink) {
 	st := s.state.Load()
 	if st == nil || !st.dialect.Batches() {
+		rev := ""
+		if st != nil {
+			rev = st.dialect.Revision()
+		}
 		s.send(reply, jsonrpc.AppendError(nil, jsonrpc.NullID, jsonrpc.Errorf(jsonrpc.KindJSONRPC,
-			jsonrpc.CodeInvalidRequest, "JSON-RPC batches are only accepted after initialize at revision 2025-03-26")))
+			jsonrpc.CodeInvalidRequest, "%s", protocol.BatchRefusal(rev))))
 		return
 	}
 	items, _, err := jsonrpc.SplitBatch(frame, s.rt.cfg.Limits)

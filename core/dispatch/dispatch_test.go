@@ -64,7 +64,7 @@ func TestWire(t *testing.T) {
 		{"modern read carries cache hints", nil, `{"jsonrpc":"2.0","id":16,"method":"resources/read","params":{"uri":"test://a",` + modernMeta + `}}`,
 			`{"jsonrpc":"2.0","id":16,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","contents":[{"uri":"test://a","mimeType":"text/plain","text":"A"}],` + serverInfo + `}}`},
 		{"batch refused outside 2025-03-26", []string{initMsg}, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
-			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are only accepted after initialize at revision 2025-03-26"}}`},
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are only accepted at revision 2025-03-26, not 2025-06-18"}}`},
 	}
 	f := newFixture(t, executor.Options{})
 	for _, tc := range cases {

@@ -139,3 +139,13 @@ func (d *modern) HTTPStatus(e *jsonrpc.Error) int {
 	}
 	return http.StatusBadRequest
 }
+
+// BatchRefusal is the message of the -32600 that refuses a JSON-RPC batch
+// received at revision rev ("" when no revision is known yet, before
+// initialize): every transport refuses batches with the same words.
+func BatchRefusal(rev string) string {
+	if rev == "" {
+		return "JSON-RPC batches are only accepted after initialize at revision 2025-03-26"
+	}
+	return "JSON-RPC batches are only accepted at revision 2025-03-26, not " + rev
+}

@@ -35,7 +35,7 @@ func TestStreamAndPost(t *testing.T) {
 			`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"method not found: nope"}}`},
 		{"ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","id":"p","result":{}}`},
 		{"batch at 2024-11-05", `[{"jsonrpc":"2.0","id":3,"method":"ping"}]`,
-			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are only accepted after initialize at revision 2025-03-26"}}`},
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are only accepted at revision 2025-03-26, not 2024-11-05"}}`},
 	}
 	for _, tc := range cases {
 		status, body := h.post(s.path, tc.send)

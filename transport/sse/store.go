@@ -188,14 +188,22 @@ func (s *Store) Notify() <-chan struct{} {
 }
 
 func (s *Store) notify() chan struct{} {
+	if s.closed {
+		// Not kept in s.wake: a later Close would close it a second time.
+		return closedChan
+	}
 	if s.wake == nil {
 		s.wake = make(chan struct{})
-		if s.closed {
-			close(s.wake)
-		}
 	}
 	return s.wake
 }
+
+// closedChan is what Notify returns once the store is closed.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // Wait is After for a live stream: it returns as soon as there are events
 // after lastID. It fails with ErrEvicted where After reports ok=false, with

@@ -182,6 +182,10 @@ func TestStoreClose(t *testing.T) {
 	assert.Equal(t, []string{"a"}, strs(events))
 	_, _, err = s.Wait(context.Background(), ids[0])
 	assert.ErrorIs(t, err, ErrStoreClosed)
+	// Notify after Close followed by another Close used to close its
+	// channel twice: a panic in Engine.Close with a waiting stream.
+	<-s.Notify()
+	assert.NotPanics(t, s.Close)
 }
 
 func TestStoreWait(t *testing.T) {

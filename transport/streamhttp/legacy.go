@@ -49,7 +49,7 @@ func (e *Engine) prepareLegacyBatch(r *Request, v version) (*Prepared, *Response
 	}
 	if ls.rev != spec.Rev20250326 {
 		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID,
-			invalidRequest("JSON-RPC batches are only accepted at revision 2025-03-26, not %s", ls.rev))
+			invalidRequest("%s", protocol.BatchRefusal(ls.rev)))
 	}
 	items, _, err := jsonrpc.SplitBatch(r.Body, jsonrpc.Limits{})
 	if err != nil {

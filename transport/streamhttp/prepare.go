@@ -6,6 +6,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/core/spec"
 )
 
 // prepare finishes Prepare once admit has passed.
@@ -61,7 +62,7 @@ func (e *Engine) preparePost(r *Request) (*Prepared, *Response) {
 	if isArray(r.Body) {
 		if e.era(v, nil) == protocol.Modern {
 			return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID,
-				invalidRequest("JSON-RPC batches are not accepted at revision 2026-07-28"))
+				invalidRequest("%s", protocol.BatchRefusal(spec.Rev20260728)))
 		}
 		return e.prepareLegacyBatch(r, v)
 	}

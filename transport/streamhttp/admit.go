@@ -118,7 +118,9 @@ func isJSONMediaType(v string) bool {
 func accepts(h http.Header, want string) bool {
 	major, _, _ := strings.Cut(want, "/")
 	for _, line := range h.Values("Accept") {
-		for _, item := range strings.Split(line, ",") {
+		for rest, more := line, true; more; {
+			var item string
+			item, rest, more = strings.Cut(rest, ",")
 			mt, params, _ := strings.Cut(item, ";")
 			mt = strings.TrimSpace(mt)
 			if !strings.EqualFold(mt, want) && mt != "*/*" && !strings.EqualFold(mt, major+"/*") {
@@ -134,7 +136,9 @@ func accepts(h http.Header, want string) bool {
 
 // zeroQuality reports whether media-range parameters hold q=0.
 func zeroQuality(params string) bool {
-	for _, p := range strings.Split(params, ";") {
+	for rest, more := params, true; more; {
+		var p string
+		p, rest, more = strings.Cut(rest, ";")
 		k, v, _ := strings.Cut(p, "=")
 		if strings.EqualFold(strings.TrimSpace(k), "q") {
 			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)

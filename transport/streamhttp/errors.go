@@ -20,6 +20,9 @@ func invalidRequest(format string, args ...any) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.KindTransport, jsonrpc.CodeInvalidRequest, format, args...)
 }
 
+// jsonOnly is jsonHeader shared, for an Output known to only read it.
+var jsonOnly = jsonHeader()
+
 // jsonHeader is the header of every JSON answer.
 func jsonHeader() http.Header {
 	return http.Header{"Content-Type": {"application/json"}}

@@ -58,7 +58,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, hav
 	if r.Method == http.MethodPost {
 		if !haveBody {
 			var err error
-			if body, err = readBody(r.Body, h.e.o.MaxBodyBytes); err != nil {
+			if body, err = readBody(r.Body, r.ContentLength, h.e.o.MaxBodyBytes); err != nil {
 				_ = h.readError(err).write(out)
 				return
 			}
@@ -89,10 +89,19 @@ func requestOf(r *http.Request) *Request {
 
 var errTooLarge = errors.New("streamhttp: body too large")
 
-// readBody reads at most max bytes; one more is an error.
-func readBody(r io.Reader, max int64) ([]byte, error) {
+// readBody reads at most max bytes; one more is an error. A body of known
+// length (net/http enforces its Content-Length) is read into one buffer of
+// that size, without the growing and copying of a bytes.Buffer.
+func readBody(r io.Reader, length, max int64) ([]byte, error) {
 	if r == nil {
 		return nil, nil
+	}
+	if length >= 0 && length <= max {
+		buf := make([]byte, length)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
 	}
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(r, max+1))

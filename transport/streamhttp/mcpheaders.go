@@ -66,14 +66,30 @@ func headerValue(h http.Header, name string) (v string, present, ok bool) {
 // stringMember returns the string value of member name of obj.
 func stringMember(obj []byte, name string) (string, bool) {
 	raw, ok := jsonrpc.Member(obj, name)
-	if !ok || len(raw) == 0 || raw[0] != '"' {
+	if !ok || len(raw) < 2 || raw[0] != '"' {
 		return "", false
+	}
+	if plain(raw[1 : len(raw)-1]) {
+		return string(raw[1 : len(raw)-1]), true
 	}
 	var s string
 	if jsonrpc.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plain reports whether the inside of a JSON string needs no unescaping:
+// no backslash, no control character (which JSON forbids unescaped), and
+// only ASCII, so its bytes are the string's own without a UTF-8 check.
+// Names, versions and header values nearly always are.
+func plain(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c < 0x20 || c >= 0x80 || c == '"' {
+			return false
+		}
+	}
+	return true
 }
 
 // metaProtocolVersion returns params._meta's protocolVersion when it is a string.

@@ -102,11 +102,11 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 		e.streams.remove(sess)
 	}()
 	sess.Deliver(ctx, p.body, rep)
-	wctx, stop := e.bind(ctx, nil)
-	defer stop()
-	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect}
-	err := w.run(wctx)
-	if !w.started && wctx.Err() != nil {
+	// The writer watches the Engine's life itself: no context derived from
+	// both for each request.
+	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect, life: e.life.Done()}
+	err := w.run(ctx)
+	if !w.started && (ctx.Err() != nil || e.life.Err() != nil) {
 		return e.ended(ctx, nil, out)
 	}
 	return err

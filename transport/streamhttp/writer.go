@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/polymcp/polymcp/core/dispatch"
@@ -28,6 +29,9 @@ type writer struct {
 	// with a priming event.
 	resumable func() (*sse.Store, bool)
 	header    http.Header // extra response headers
+	// life, if set, ends the reply like ctx does (the Engine closing), for
+	// callers that spare themselves a context derived from both.
+	life <-chan struct{}
 
 	sse     bool
 	started bool // the response's status line is written
@@ -38,8 +42,8 @@ func (w *writer) run(ctx context.Context) error {
 	defer w.rep.leave()
 	var after <-chan time.Time
 	if d := w.e.o.StreamAfter; d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
+		t := getTimer(d)
+		defer putTimer(t)
 		after = t.C
 	}
 	var tick <-chan time.Time
@@ -70,6 +74,8 @@ func (w *writer) run(ctx context.Context) error {
 		case <-w.rep.wake:
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		case <-w.life:
+			return context.Canceled
 		case <-after:
 			due = true
 		case <-tick:
@@ -78,6 +84,25 @@ func (w *writer) run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// timers are StreamAfter timers between replies: one per request in flight
+// rather than a new one for each.
+var timers sync.Pool
+
+func getTimer(d time.Duration) *time.Timer {
+	if t, ok := timers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+// putTimer stops t and keeps it. Since Go 1.23 a stopped timer's channel
+// holds no stale tick, so the next Reset starts clean.
+func putTimer(t *time.Timer) {
+	t.Stop()
+	timers.Put(t)
 }
 
 // begin opens the SSE response. A resumable reply moves into its store,
@@ -133,13 +158,18 @@ func (w *writer) flushBuf() error {
 // json sends the answer as the whole body, with the status the dialect
 // gives its error.
 func (w *writer) json(msg []byte) error {
-	h := jsonHeader()
-	for k, v := range w.header {
-		h[k] = v
-	}
 	status := w.e.status(w.dialect, msg)
-	if status == http.StatusServiceUnavailable {
-		h.Set("Retry-After", strconv.Itoa(int(max(w.e.o.RetryAfter.Seconds(), 1))))
+	var h http.Header
+	if _, direct := w.out.(*httpOutput); direct && len(w.header) == 0 && status != http.StatusServiceUnavailable {
+		h = jsonOnly // httpOutput.Start only reads it: no map of its own per answer
+	} else {
+		h = jsonHeader()
+		for k, v := range w.header {
+			h[k] = v
+		}
+		if status == http.StatusServiceUnavailable {
+			h.Set("Retry-After", strconv.Itoa(int(max(w.e.o.RetryAfter.Seconds(), 1))))
+		}
 	}
 	w.started = true
 	sizeBody(w.out, len(msg))

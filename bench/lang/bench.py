@@ -28,37 +28,46 @@ import coldstart
 
 BENCH = Path(__file__).resolve().parents[1]  # bench/
 ROOT = BENCH.parent
-HTTP_ADDR = "127.0.0.1:0"
+#: The driver (and coldstart.py) put a free port they picked in place of {port}.
+HTTP_ARGS = ["--http", "127.0.0.1:{port}"]
 
 
 @dataclass
 class Server:
     name: str
-    argv: list[str]                   # stdio command; HTTP adds --http HOST:PORT and http_flags
+    argv: list[str]                   # the stdio command; HTTP adds http_flags and HTTP_ARGS
     polymcp: bool = False
-    transports: tuple[str, ...] = ("stdio", "http-sse", "http-json")
+    transports: tuple[str, ...] = ("stdio", "http-session", "http-stateless")
     # Extra flags per HTTP mode. polymcp has one endpoint for every mode.
     http_flags: dict[str, list[str]] = field(default_factory=lambda: {
-        "http-sse": [], "http-json": ["--stateless", "--json"]})
+        "http-session": [], "http-stateless": ["--stateless", "--json"]})
 
     def command(self, transport: str) -> list[str]:
         if transport == "stdio":
             return self.argv
-        return self.argv + ["--http", HTTP_ADDR] + self.http_flags.get(transport, [])
+        return self.argv + self.http_flags.get(transport, []) + HTTP_ARGS
 
 
-TRANSPORT_TITLES = {
-    "stdio": "stdio",
-    "http-sse": "Streamable HTTP, sessions, SSE answers (peers' default)",
-    "http-json": "Streamable HTTP, stateless, JSON answers (peers' stateless_http + json_response)",
+#: What each transport key means, for the report.
+TRANSPORT_LEGEND = {
+    "stdio": "newline-delimited JSON-RPC over the child's stdin/stdout",
+    "http-session": "Streamable HTTP, 2025-06-18 client: initialize, then Mcp-Session-Id on every POST. "
+                    "Peers run their defaults (stateful, each answer an SSE stream); polymcp runs its one "
+                    "endpoint (it mints a session and answers with JSON bodies)",
+    "http-stateless": "Streamable HTTP, same client, peers started stateless with JSON answers "
+                      "(`stateless_http=True, json_response=True` / `sessionIdGenerator: undefined, "
+                      "enableJsonResponse: true`, a fresh server per request as the SDK's example does); "
+                      "polymcp has no separate mode for this",
+    "http-modern": "Streamable HTTP, 2026-07-28: no initialize, each POST carries its _meta "
+                   "(the driver's http-modern); polymcp only",
 }
 
 
 def python_servers(py: str) -> list[Server]:
     d = str(BENCH / "servers" / "python")
     return [
-        Server("polymcp-sync", [py, f"{d}/polymcp_echo.py", "--handler", "sync"], polymcp=True),
-        Server("polymcp-async", [py, f"{d}/polymcp_echo.py", "--handler", "async"], polymcp=True),
+        Server("polymcp-sync", [py, f"{d}/polymcp_echo.py", "--handler", "sync"], polymcp=True, transports=POLYMCP_TRANSPORTS),
+        Server("polymcp-async", [py, f"{d}/polymcp_echo.py", "--handler", "async"], polymcp=True, transports=POLYMCP_TRANSPORTS),
         Server("mcp-sdk", [py, f"{d}/sdk_echo.py"]),
         Server("fastmcp", [py, f"{d}/fastmcp_echo.py"]),
     ]
@@ -67,10 +76,17 @@ def python_servers(py: str) -> list[Server]:
 def node_servers(node: str) -> list[Server]:
     d = str(BENCH / "servers" / "node")
     return [
-        Server("polymcp-async", [node, f"{d}/polymcp_echo.mjs", "--handler", "async"], polymcp=True),
-        Server("polymcp-sync", [node, f"{d}/polymcp_echo.mjs", "--handler", "sync"], polymcp=True),
+        Server("polymcp-async", [node, f"{d}/polymcp_echo.mjs", "--handler", "async"], polymcp=True, transports=POLYMCP_TRANSPORTS),
+        Server("polymcp-sync", [node, f"{d}/polymcp_echo.mjs", "--handler", "sync"], polymcp=True, transports=POLYMCP_TRANSPORTS),
         Server("ts-sdk", [node, f"{d}/sdk_echo.mjs"]),
     ]
+
+
+#: The driver's command for each transport: the legacy client (initialize,
+#: then Mcp-Session-Id when the server mints one) serves both peer modes.
+DRIVER_COMMAND = {"stdio": "stdio", "http-session": "http", "http-stateless": "http", "http-modern": "http-modern"}
+
+POLYMCP_TRANSPORTS = ("stdio", "http-session", "http-modern")
 
 
 # ---- the driver --------------------------------------------------------------
@@ -79,18 +95,18 @@ class Driver:
     def __init__(self, binary: Path, log: Any) -> None:
         self.binary = binary
         self.log = log
-        self.http = self._has("http")
+        self.commands = {c for c in set(DRIVER_COMMAND.values()) if self._has(c)}
 
     def _has(self, command: str) -> bool:
         p = subprocess.run([str(self.binary), command, "-h"], capture_output=True, text=True)
         return "unknown command" not in (p.stdout + p.stderr)
 
     def supports(self, transport: str) -> bool:
-        return transport == "stdio" or self.http
+        return DRIVER_COMMAND.get(transport) in self.commands
 
     def measure(self, server: Server, transport: str, c: int, payload: int,
                 warmup: str, duration: str, round_: int) -> dict[str, Any]:
-        kind = "stdio" if transport == "stdio" else "http"
+        kind = DRIVER_COMMAND[transport]
         argv = [str(self.binary), kind, "-name", server.name, "-c", str(c), "-payload", str(payload),
                 "-warmup", warmup, "-duration", duration, "--", *server.command(transport)]
         p = subprocess.run(argv, capture_output=True, text=True, cwd=BENCH)
@@ -154,8 +170,8 @@ def size(n: int) -> str:
 def run_cold(servers: list[Server], transports: list[str], n: int) -> list[dict[str, Any]]:
     out = []
     for t in transports:
-        if t == "http-json":
-            continue  # the same process start as http-sse
+        if t in ("http-stateless", "http-modern"):
+            continue  # the same process start as http-session
         for s in servers:
             if t not in s.transports:
                 continue
@@ -186,31 +202,45 @@ def fmt(x: float | None, digits: int = 0) -> str:
     return "–" if x is None else f"{x:,.{digits}f}".replace(",", " ")
 
 
-def load_table(results: list[dict[str, Any]], servers: list[Server], transport: str,
-               conc: list[int], payloads: list[int]) -> list[str]:
-    rows = ["| server | C | payload | calls/s | p50 µs | p99 µs | CPU µs/call | peak RSS MiB "
+def group_of(transport: str) -> str:
+    return "stdio" if transport == "stdio" else "http"
+
+
+def fastest_in(results: list[dict[str, Any]], servers: list[Server], group: str,
+               c: int, p: int) -> dict[str, Any] | None:
+    return fastest_peer(results, servers, "stdio" if group == "stdio" else None, c, p)
+
+
+def load_table(results: list[dict[str, Any]], servers: list[Server], group: str,
+               transports: list[str], conc: list[int], payloads: list[int]) -> list[str]:
+    """One table per group (stdio, or every HTTP mode together); ratios are
+    to the peer with the most calls/s in the group at the same C and payload."""
+    modes = [t for t in transports if group_of(t) == group]
+    rows = ["| server | mode | C | payload | calls/s | p50 µs | p99 µs | CPU µs/call | peak RSS MiB "
             "| calls/s ÷ faster peer | p99 ÷ faster peer | errors |",
-            "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     index = {(r["server"], r["transport"], r["concurrency"], r["payload_bytes"]): r for r in results}
     for p in payloads:
         for c in conc:
-            peer = fastest_peer(results, servers, transport, c, p)
+            peer = fastest_in(results, servers, group, c, p)
             for s in servers:
-                r = index.get((s.name, transport, c, p))
-                if r is None:
-                    continue
-                if r.get("failure"):
-                    rows.append(f"| {s.name} | {c} | {size(p)} | failed: {r['failure'][:80]} "
-                                "| | | | | | | |")
-                    continue
-                tr = pr = "–"
-                if peer is not None and peer["calls_per_sec"] and peer["p99_us"]:
-                    tr = f"{r['calls_per_sec'] / peer['calls_per_sec']:.2f}"
-                    pr = f"{r['p99_us'] / peer['p99_us']:.2f}"
-                name = f"**{s.name}**" if s.polymcp else s.name
-                rows.append(f"| {name} | {c} | {size(p)} | {fmt(r['calls_per_sec'])} | {fmt(r['p50_us'])} "
-                            f"| {fmt(r['p99_us'])} | {fmt(r['server_cpu_us_per_call'], 1)} "
-                            f"| {fmt(r['peak_rss_mib'], 1)} | {tr} | {pr} | {r.get('errors', 0)} |")
+                for t in modes:
+                    r = index.get((s.name, t, c, p))
+                    if r is None:
+                        continue
+                    name = f"**{s.name}**" if s.polymcp else s.name
+                    if r.get("failure"):
+                        rows.append(f"| {name} | {t} | {c} | {size(p)} | failed: {r['failure'][:100]} "
+                                    "| | | | | | | |")
+                        continue
+                    tr = pr = "–"
+                    if peer is not None and peer["calls_per_sec"] and peer["p99_us"]:
+                        tr = f"{r['calls_per_sec'] / peer['calls_per_sec']:.2f}"
+                        pr = f"{r['p99_us'] / peer['p99_us']:.2f}"
+                    rows.append(f"| {name} | {t} | {c} | {size(p)} | {fmt(r['calls_per_sec'])} "
+                                f"| {fmt(r['p50_us'])} | {fmt(r['p99_us'])} "
+                                f"| {fmt(r['server_cpu_us_per_call'], 1)} | {fmt(r['peak_rss_mib'], 1)} "
+                                f"| {tr} | {pr} | {r.get('errors', 0)} |")
     return rows
 
 
@@ -301,12 +331,16 @@ def write_report(lang: str, meta: dict[str, Any], best: list[dict[str, Any]], ev
     md += ["- servers:"] + [f"  - `{s['name']}` {s['version']}: `{s['command']}`" for s in meta["servers"]]
     md += [f"- note: {n}" for n in meta["notes"]]
     md += ["", "## Targets (C=16)", ""] + target_table(lang, tg)
-    for t in transports:
-        md += ["", f"## {TRANSPORT_TITLES[t]}", ""]
-        if not any(r["transport"] == t for r in best):
+    md += ["", "Modes:", ""] + [f"- `{t}`: {TRANSPORT_LEGEND[t]}" for t in transports]
+    for g in ("stdio", "http"):
+        if not any(group_of(t) == g for t in transports):
+            continue
+        md += ["", "## " + ("stdio" if g == "stdio" else "Streamable HTTP (every mode; ratios to the "
+                                                       "fastest peer mode)"), ""]
+        if not any(group_of(r["transport"]) == g for r in best):
             md.append("not measured (see the notes)")
             continue
-        md += load_table(best, servers, t, conc, payloads)
+        md += load_table(best, servers, g, transports, conc, payloads)
     md += ["", "## Cold start (median)", "",
            "Spawn → the HTTP endpoint's URL on stderr (HTTP) → `initialize` answered → the first "
            "`tools/call` answered; the median of the runs, after one unmeasured run.", ""]
@@ -327,7 +361,7 @@ def main() -> int:
     ap.add_argument("--node", default="node")
     ap.add_argument("--driver", default=str(BENCH / "bin" / "mcpbench"))
     ap.add_argument("--servers", help="comma-separated subset of the servers")
-    ap.add_argument("--transports", default="stdio,http-sse,http-json")
+    ap.add_argument("--transports", default="stdio,http-session,http-stateless,http-modern")
     ap.add_argument("-c", default="1,16,64")
     ap.add_argument("--payload", default="16,65536")
     ap.add_argument("--warmup", default="1s")
@@ -350,7 +384,7 @@ def main() -> int:
         if driver.supports(t):
             transports.append(t)
         else:
-            notes.append(f"{t}: load not measured, the driver has no `http` command yet")
+            notes.append(f"{t}: load not measured, the driver has no `{DRIVER_COMMAND.get(t, t)}` command")
     load_transports = list(transports)
     cold_transports = [t for t in args.transports.split(",")]  # cold start needs no driver support
 

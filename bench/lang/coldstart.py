@@ -1,9 +1,11 @@
 """Cold start of an MCP server: spawn → initialize answered → first
 tools/call answered, over stdio or Streamable HTTP. Standard library only.
 
-An HTTP server is started with ``--http 127.0.0.1:0`` already in its argv
-and must write a line holding its endpoint URL (``serving http://…``) on
-stderr; the time until that line is part of its start.
+An HTTP server's argv holds ``{port}`` (as the bench driver's does): a
+free port is put there and the server is ready once that port accepts a
+connection; its endpoint is http://127.0.0.1:PORT/mcp. Without ``{port}``,
+the server must print its URL (``serving http://…``) on stderr. Either way
+the time until then is part of its start ("listening").
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -198,18 +201,42 @@ class _HTTP:
         raise RuntimeError(f"no answer to {msg['method']} in {body[:200]!r}")
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_port(proc: subprocess.Popen[bytes], port: int, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise EOFError(f"the server exited ({proc.returncode}) before listening")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.002)
+    raise TimeoutError(f"nothing listened on port {port}")
+
+
 def http_once(argv: list[str], env: dict[str, str] | None) -> Sample:
+    port = _free_port() if any("{port}" in a for a in argv) else 0
+    argv = [a.replace("{port}", str(port)) for a in argv]
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, env=env)
     err = _Lines(proc.stderr)
     deadline = time.monotonic() + TIMEOUT
     try:
-        while True:
-            m = URL.search(err.next(deadline))
-            if m:
-                url = m.group(0).decode()
-                break
+        if port:
+            _wait_port(proc, port, deadline)
+            url = f"http://127.0.0.1:{port}/mcp"
+        else:
+            while True:
+                m = URL.search(err.next(deadline))
+                if m:
+                    url = m.group(0).decode()
+                    break
         t_ready = time.perf_counter()
         c = _HTTP(url)
         c.post(INIT)

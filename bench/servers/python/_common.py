@@ -1,12 +1,12 @@
-"""Shared by the Python echo servers: the command line (``--http HOST:PORT``
-for Streamable HTTP, stdio without it) and the readiness line the HTTP
-servers write to stderr, ``serving <url>``, once their socket listens."""
+"""Shared by the Python echo servers: the command line. ``--http HOST:PORT``
+serves Streamable HTTP (stdio without it); the bench driver passes a free
+port it picked (``{port}`` in its command) and waits until it accepts
+connections. Port 0 picks a free port here, for running a server by hand."""
 
 from __future__ import annotations
 
 import argparse
 import socket
-import sys
 
 #: What every server's echo tool says about itself.
 DESCRIPTION = "Returns its text argument as one text item"
@@ -33,19 +33,9 @@ def parse(prog: str, *, variants: tuple[str, ...] = ()) -> argparse.Namespace:
     return args
 
 
-def listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket, so port 0 works and the URL can be told
-    before the ASGI server starts accepting (connections wait in the backlog)."""
+def free_port(host: str) -> int:
+    """A port nothing listens on right now, for a server that binds it itself."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(1024)
-    sock.set_inheritable(True)
-    return sock
-
-
-def announce(sock: socket.socket, path: str) -> None:
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    print(f"serving http://{shown}:{port}{path}", file=sys.stderr, flush=True)
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])

@@ -3,18 +3,17 @@
     python fastmcp_echo.py                                # stdio
     python fastmcp_echo.py --http 127.0.0.1:0 [--stateless] [--json]
 
-Over HTTP this is ``FastMCP.run_http_async`` (uvicorn), on a socket bound
-here so port 0 works.
+Over HTTP this is ``FastMCP.run("http")`` (uvicorn, default settings,
+INFO access log included) on the port given, a free one for port 0.
 """
 
 from __future__ import annotations
 
 import sys
 
-import anyio
 from fastmcp import FastMCP
 
-from _common import DESCRIPTION, announce, listen, parse
+from _common import DESCRIPTION, free_port, parse
 
 
 def build() -> FastMCP:
@@ -27,22 +26,14 @@ def build() -> FastMCP:
     return server
 
 
-async def serve_http(server: FastMCP, host: str, port: int, path: str,
-                     stateless: bool, json_response: bool) -> None:
-    sock = listen(host, port)
-    announce(sock, path)
-    await server.run_http_async(show_banner=False, host=host, port=sock.getsockname()[1],
-                                path=path, log_level="warning", stateless_http=stateless,
-                                json_response=json_response, sockets=[sock])
-
-
 def main() -> int:
     args = parse("fastmcp_echo.py")
     server = build()
     if args.http is None:
         server.run(show_banner=False)
         return 0
-    anyio.run(serve_http, server, args.host, args.port, args.path, args.stateless, args.json)
+    server.run("http", show_banner=False, host=args.host, port=args.port or free_port(args.host),
+               path=args.path, stateless_http=args.stateless, json_response=args.json)
     return 0
 
 

@@ -94,3 +94,25 @@ func TestStringMember(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmarshalDecodedCopies holds UnmarshalDecoded, which reads the input
+// in place, to copying what it decodes: rewriting the input afterwards
+// must change nothing, keys of maps included.
+func TestUnmarshalDecodedCopies(t *testing.T) {
+	in := []byte(`{"key":"value","list":["item"],"nested":{"inner":"text"}}`)
+	var m map[string]any
+	require.NoError(t, UnmarshalDecoded(in, &m))
+	var st struct {
+		Key  string   `json:"key"`
+		List []string `json:"list"`
+	}
+	require.NoError(t, UnmarshalDecoded(in, &st))
+	for i := range in {
+		if in[i] >= 'a' && in[i] <= 'z' {
+			in[i] = 'X'
+		}
+	}
+	assert.Equal(t, map[string]any{"key": "value", "list": []any{"item"}, "nested": map[string]any{"inner": "text"}}, m)
+	assert.Equal(t, "value", st.Key)
+	assert.Equal(t, []string{"item"}, st.List)
+}

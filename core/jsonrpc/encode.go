@@ -3,8 +3,11 @@ package jsonrpc
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
+	"unsafe"
 
 	"github.com/bytedance/sonic"
+	"github.com/bytedance/sonic/decoder"
 )
 
 // The envelope encoders append to dst and never re-encode the bytes they are
@@ -150,25 +153,40 @@ func Marshal(v any) ([]byte, error) { return api.Marshal(v) }
 // interface value become float64). A member of the wrong type is reported as
 // a *TypeError, text that is not JSON as a parse *Error.
 func Unmarshal(data []byte, v any) error {
-	if err := api.Unmarshal(data, v); err != nil {
+	if err := unmarshal(string(data), v, decoder.OptionCopyString|decoder.OptionValidateString); err != nil {
 		return typeError(data, v, err)
 	}
 	return nil
 }
 
-// decoded is api without the UTF-8 check, for bytes Decode already checked.
-var decoded = sonic.Config{
-	SortMapKeys:      true,
-	CompactMarshaler: true,
-	CopyString:       true,
-}.Froze()
+// decoders recycles sonic's decoder state, which sonic.Unmarshal allocates
+// afresh on every call.
+var decoders = sync.Pool{New: func() any { return decoder.NewDecoder("") }}
+
+// unmarshal decodes the JSON text s into v with the decoder options opts
+// (the decoding options of the api config, with or without the UTF-8 check).
+func unmarshal(s string, v any, opts decoder.Options) error {
+	d := decoders.Get().(*decoder.Decoder)
+	d.Reset(s)
+	d.SetOptions(opts)
+	err := d.Decode(v)
+	if err == nil {
+		err = d.CheckTrailings()
+	}
+	d.Reset("") // the pool must not keep the text alive
+	decoders.Put(d)
+	return err
+}
 
 // UnmarshalDecoded is Unmarshal for part of a message that Decode accepted
 // (its params, _meta or arguments). Decode has checked every string's UTF-8,
 // so it is not checked again: that second pass was a tenth of a small
-// call's CPU time. Bytes from anywhere else must go through Unmarshal.
+// call's CPU time. A message's bytes are never modified once decoded, so
+// they are read in place rather than copied to a string first; decoded
+// strings are copies all the same. Bytes from anywhere else must go
+// through Unmarshal.
 func UnmarshalDecoded(data []byte, v any) error {
-	if err := decoded.Unmarshal(data, v); err != nil {
+	if err := unmarshal(unsafe.String(unsafe.SliceData(data), len(data)), v, decoder.OptionCopyString); err != nil {
 		return typeError(data, v, err)
 	}
 	return nil

@@ -173,15 +173,16 @@ func (e *Engine) execLegacyCall(ctx context.Context, p *Prepared, out Output) er
 	defer ls.done()
 	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
 	ls.sess.Deliver(context.WithoutCancel(ctx), p.body, rep)
-	wctx, stop := e.bind(ctx, ls)
-	defer stop()
-	w := &writer{e: e, out: out, rep: rep, dialect: e.legacy, resumable: func() (*sse.Store, bool) {
-		st := sse.NewStore(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
-		ls.addStream(st, e.o.MaxStoredStreams)
-		return st, primes(ls.rev)
-	}}
-	err := w.run(wctx)
-	if !w.started && wctx.Err() != nil {
+	// The writer watches the Engine and the session itself; a context bound
+	// to both is made only if the reply becomes a resumable stream.
+	w := &writer{e: e, out: out, rep: rep, dialect: e.legacy, life: e.life.Done(), ls: ls,
+		resumable: func() (*sse.Store, bool) {
+			st := sse.NewStore(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
+			ls.addStream(st, e.o.MaxStoredStreams)
+			return st, primes(ls.rev)
+		}}
+	err := w.run(ctx)
+	if !w.started && w.ended(ctx) {
 		return e.ended(ctx, ls, out)
 	}
 	return err

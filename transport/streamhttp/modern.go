@@ -106,7 +106,7 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 	// both for each request.
 	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect, life: e.life.Done()}
 	err := w.run(ctx)
-	if !w.started && (ctx.Err() != nil || e.life.Err() != nil) {
+	if !w.started && w.ended(ctx) {
 		return e.ended(ctx, nil, out)
 	}
 	return err

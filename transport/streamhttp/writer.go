@@ -29,9 +29,11 @@ type writer struct {
 	// with a priming event.
 	resumable func() (*sse.Store, bool)
 	header    http.Header // extra response headers
-	// life, if set, ends the reply like ctx does (the Engine closing), for
-	// callers that spare themselves a context derived from both.
+	// life and ls, if set, end the reply like ctx does (the Engine closing,
+	// the legacy session ending), so that a request needs no context derived
+	// from all three unless its reply becomes a resumable stream.
 	life <-chan struct{}
+	ls   *legacySession
 
 	sse     bool
 	started bool // the response's status line is written
@@ -47,6 +49,10 @@ func (w *writer) run(ctx context.Context) error {
 		after = t.C
 	}
 	var tick <-chan time.Time
+	var lsDone <-chan struct{} // nil (never ready) without a session
+	if w.ls != nil {
+		lsDone = w.ls.ctx.Done()
+	}
 	due := false // StreamAfter passed: open the stream now
 	for {
 		msgs, final, overflow := w.rep.take()
@@ -75,6 +81,8 @@ func (w *writer) run(ctx context.Context) error {
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-w.life:
+			return context.Canceled
+		case <-lsDone:
 			return context.Canceled
 		case <-after:
 			due = true
@@ -186,7 +194,18 @@ func (w *writer) json(msg []byte) error {
 // store is closed (the answer was written), ctx ends, or the client falls
 // so far behind that the store evicted what it had not read.
 func (w *writer) follow(ctx context.Context, store *sse.Store, last string) error {
+	if w.life != nil {
+		var stop func()
+		ctx, stop = w.e.bind(ctx, w.ls)
+		defer stop()
+	}
 	return follow(ctx, w.out, store, last, w.e.o.KeepAlive, &w.buf)
+}
+
+// ended reports whether the reply was cut by ctx or by what life and ls
+// stand for.
+func (w *writer) ended(ctx context.Context) bool {
+	return ctx.Err() != nil || w.e.life.Err() != nil || w.ls != nil && w.ls.ctx.Err() != nil
 }
 
 func follow(ctx context.Context, out Output, store *sse.Store, last string, keepAlive time.Duration, buf *[]byte) error {

@@ -108,6 +108,9 @@ func measure(s spec, lf *loadFlags, c config, round int) report.Result {
 		},
 	}
 	stats, runErr := load.Run(conn, cfg)
+	if r, ok := conn.(interface{ Replies() string }); ok {
+		res.Replies = r.Replies()
+	}
 	srv.Stop(exitGrace) // its exit status says nothing about the load
 	if stats != nil {
 		fill(&res, stats, after.CPU-before.CPU, after.PeakRSS)

@@ -117,6 +117,9 @@ func transportCell(transport string, best []report.Result, name string) string {
 		if r.Session {
 			cell += ", session"
 		}
+		if r.Replies != "" {
+			cell += ", " + r.Replies + " replies"
+		}
 		return cell
 	}
 	return transport

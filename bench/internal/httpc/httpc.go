@@ -64,6 +64,9 @@ type Conn struct {
 	version string // the negotiated revision
 	head    []byte // the head of every tools/call POST, up to "Content-Length: "
 
+	// Replies to the load's calls by media type.
+	jsonReplies, sseReplies atomic.Int64
+
 	jobs    chan job
 	answers chan answer
 	pending atomic.Int64 // jobs sent and not yet answered
@@ -117,6 +120,21 @@ func New(rawURL string, mode Mode) (*Conn, error) {
 		closed:  make(chan struct{}),
 		dead:    make(chan struct{}),
 	}, nil
+}
+
+// Replies says how the server answered the load's calls: "json", "sse",
+// or both with their counts.
+func (c *Conn) Replies() string {
+	j, e := c.jsonReplies.Load(), c.sseReplies.Load()
+	switch {
+	case j > 0 && e > 0:
+		return fmt.Sprintf("json %d, sse %d", j, e)
+	case e > 0:
+		return "sse"
+	case j > 0:
+		return "json"
+	}
+	return ""
 }
 
 // Session returns the Mcp-Session-Id the server minted, if any.
@@ -426,6 +444,12 @@ func (c *Conn) do(w *wire, j job) bool {
 		return false
 	}
 	c.pending.Add(-1)
+	switch resp.ctype {
+	case "text/event-stream":
+		c.sseReplies.Add(1)
+	case "application/json":
+		c.jsonReplies.Add(1)
+	}
 	var msgs [][]byte
 	if resp.status/100 == 2 {
 		msgs = messages(resp)

@@ -33,6 +33,8 @@ type Result struct {
 	Protocol string `json:"protocol,omitempty"`
 	// Session says whether the server minted an HTTP session (Mcp-Session-Id).
 	Session bool `json:"http_session,omitempty"`
+	// Replies is how an HTTP server answered the calls: json, sse or both.
+	Replies string `json:"http_replies,omitempty"`
 }
 
 // OK reports whether the measurement completed without a single error.

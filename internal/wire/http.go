@@ -37,10 +37,10 @@ type HTTPConn struct {
 	in     chan []byte
 	errs   chan error
 
-	mu      sync.Mutex
-	session string // Mcp-Session-Id, once initialize minted one
-	version string // the negotiated revision, sent as MCP-Protocol-Version
-	stream  bool   // the session's GET stream is open
+	mu        sync.Mutex
+	session   string // Mcp-Session-Id, once initialize minted one
+	version   string // the negotiated revision, sent as MCP-Protocol-Version
+	streaming bool   // the session's GET stream is open
 }
 
 // headerWait is how long Send waits for a reply's headers before it lets
@@ -223,32 +223,38 @@ func (c *HTTPConn) readEvents(r io.Reader, fn func(event, data string)) {
 // the notifications tied to no request (list changes, resource updates).
 func (c *HTTPConn) openSessionStream() error {
 	c.mu.Lock()
-	session, version, open := c.session, c.version, c.stream
-	c.stream = c.stream || session != ""
+	session, version, open := c.session, c.version, c.streaming
+	c.streaming = c.streaming || session != ""
 	c.mu.Unlock()
 	if session == "" || open {
 		return nil // initialize failed, or the stream is already open
 	}
-	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.endpoint, nil)
+	return c.stream(c.endpoint, http.Header{"Mcp-Session-Id": {session}, "Mcp-Protocol-Version": {version}},
+		func(_, data string) { c.deliver([]byte(data), false) })
+}
+
+// stream GETs the event stream at target and hands its events to fn on a
+// reader goroutine until the stream or the Conn ends.
+func (c *HTTPConn) stream(target string, h http.Header, fn func(event, data string)) error {
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return err
 	}
+	req.Header = h
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("MCP-Protocol-Version", version)
 	resp, err := c.client.Do(req)
 	if err != nil {
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return fmt.Errorf("GET stream: HTTP %d", resp.StatusCode)
+		return fmt.Errorf("GET %s: HTTP %d", target, resp.StatusCode)
 	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		defer resp.Body.Close()
-		c.readEvents(resp.Body, func(_, data string) { c.deliver([]byte(data), false) })
+		c.readEvents(resp.Body, fn)
 	}()
 	return nil
 }
@@ -261,32 +267,17 @@ func (c *HTTPConn) openSSE(base string) error {
 		return err
 	}
 	u.Path = "/sse"
-	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return fmt.Errorf("GET /sse: HTTP %d", resp.StatusCode)
-	}
 	endpoint := make(chan string, 1)
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer resp.Body.Close()
-		c.readEvents(resp.Body, func(event, data string) {
-			if event == "endpoint" {
-				endpoint <- data
-				return
-			}
-			c.deliver([]byte(data), false)
-		})
-	}()
+	err = c.stream(u.String(), http.Header{}, func(event, data string) {
+		if event == "endpoint" {
+			endpoint <- data
+			return
+		}
+		c.deliver([]byte(data), false)
+	})
+	if err != nil {
+		return err
+	}
 	select {
 	case e := <-endpoint:
 		ref, err := url.Parse(e)

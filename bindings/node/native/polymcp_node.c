@@ -21,10 +21,13 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "polymcp.h"
 
@@ -39,7 +42,8 @@
   X(polymcp_server_notify) X(polymcp_server_serve_stdio)                       \
   X(polymcp_server_wait) X(polymcp_server_close) X(polymcp_server_free)        \
   X(polymcp_call_complete) X(polymcp_call_fail) X(polymcp_call_progress)       \
-  X(polymcp_call_log) X(polymcp_call_info)
+  X(polymcp_call_log) X(polymcp_call_info) X(polymcp_server_serve_http)     \
+  X(polymcp_server_http) X(polymcp_http_cancel)
 
 static struct {
   void *dl;
@@ -172,28 +176,55 @@ static bool get_args(napi_env env, napi_callback_info info, size_t n, napi_value
 
 /* ---- servers and their events -------------------------------------------- */
 
-enum { EV_CALL = 1, EV_CANCEL = 2, EV_LOG = 3, EV_CLOSED = 4, EV_IDLE = 5 };
+enum {
+  EV_CALL = 1,
+  EV_CANCEL = 2,
+  EV_LOG = 3,
+  EV_CLOSED = 4,
+  EV_IDLE = 5,
+  EV_HTTP_DATA = 6, /* an HTTP exchange's head (once) and body bytes so far */
+  EV_HTTP_END = 7   /* the end of an HTTP exchange, with what was not sent yet */
+};
 
 typedef struct event {
   uint32_t type;
-  uint32_t kind; /* call kind, or log level (as uint32 of an int) */
+  int32_t kind;  /* call kind, log level, HTTP status (0: no head) or end code */
   uint64_t call;
-  uint64_t tag;
+  double tag;    /* registration tag, or the HTTP exchange's id */
+  char *body;    /* HTTP body bytes (malloc'd, owned), or NULL */
+  size_t body_len;
   size_t len;
-  char data[]; /* NUL-terminated copy of the borrowed payload */
+  char data[];   /* NUL-terminated copy of the borrowed payload */
 } event;
 
-/* One per server. Freed once both the JS external and the threadsafe
- * function are gone; both finalizers run on the JS thread. */
+/*
+ * One per server, shared by the JS thread and Go's threads.
+ *
+ * mu guards tsfn, which becomes NULL when the threadsafe function is
+ * finalized: Go threads post only under mu and only to a live tsfn. That
+ * matters at environment teardown, when Node deletes a threadsafe function
+ * whatever threads still hold it.
+ *
+ * refs counts the owners of the struct: the JS external, the tsfn's
+ * finalizer, the Go side (until on_closed returns; the server is closed
+ * exactly once) and each idle watcher. The last one frees it.
+ */
 typedef struct server_ctx {
+  pthread_mutex_t mu;
   napi_threadsafe_function tsfn;
+  int refs;
   polymcp_server_t handle;
-  int holders;  /* the external and the tsfn */
-  bool refed;   /* the tsfn keeps the event loop alive */
-  bool closed;  /* the tsfn was finalized: no more events */
+  pthread_t js_thread;
+  /* Written by the JS thread, read by Go threads waiting to write HTTP. */
+  _Atomic bool closing;
+  _Atomic bool gone; /* the tsfn was finalized: nothing reaches JS any more */
+  /* JS thread only. */
+  bool refed;        /* the tsfn keeps the event loop alive */
+  bool serving;      /* serve_* or close was called: stay alive until finalized */
+  uint32_t exchanges; /* host-owned HTTP exchanges not ended yet */
 } server_ctx;
 
-static event *event_new(uint32_t type, uint64_t call, uint32_t kind, uint64_t tag, const char *data, size_t len) {
+static event *event_new(uint32_t type, uint64_t call, int32_t kind, double tag, const char *data, size_t len) {
   event *ev = malloc(sizeof(event) + len + 1);
   if (ev == NULL) {
     return NULL;
@@ -202,12 +233,21 @@ static event *event_new(uint32_t type, uint64_t call, uint32_t kind, uint64_t ta
   ev->kind = kind;
   ev->call = call;
   ev->tag = tag;
+  ev->body = NULL;
+  ev->body_len = 0;
   ev->len = len;
   if (len > 0) {
     memcpy(ev->data, data, len);
   }
   ev->data[len] = '\0';
   return ev;
+}
+
+static void event_free(event *ev) {
+  if (ev != NULL) {
+    free(ev->body);
+    free(ev);
+  }
 }
 
 static const char shutting_down[] = "polymcp: the Node host is shutting down";
@@ -217,20 +257,53 @@ static void fail_unseen(uint64_t call) {
   lib.polymcp_call_fail(call, -32603, shutting_down, sizeof shutting_down - 1);
 }
 
+static void ctx_release(server_ctx *ctx) {
+  pthread_mutex_lock(&ctx->mu);
+  bool last = --ctx->refs == 0;
+  pthread_mutex_unlock(&ctx->mu);
+  if (last) {
+    pthread_mutex_destroy(&ctx->mu);
+    free(ctx);
+  }
+}
+
+static void ctx_retain(server_ctx *ctx) {
+  pthread_mutex_lock(&ctx->mu);
+  ctx->refs++;
+  pthread_mutex_unlock(&ctx->mu);
+}
+
+/* Any thread: queues ev for the JS thread; false (ev untouched) if JS is gone. */
+static bool post_event(server_ctx *ctx, event *ev) {
+  pthread_mutex_lock(&ctx->mu);
+  bool ok = ctx->tsfn != NULL && napi_call_threadsafe_function(ctx->tsfn, ev, napi_tsfn_nonblocking) == napi_ok;
+  pthread_mutex_unlock(&ctx->mu);
+  return ok;
+}
+
+/* Any thread: gives up one hold on the tsfn (acquired, or the initial one). */
+static void release_tsfn(server_ctx *ctx) {
+  pthread_mutex_lock(&ctx->mu);
+  if (ctx->tsfn != NULL) {
+    napi_release_threadsafe_function(ctx->tsfn, napi_tsfn_release);
+  }
+  pthread_mutex_unlock(&ctx->mu);
+}
+
 /* Go threads: queue an event for the JS thread. */
-static void post(server_ctx *ctx, uint32_t type, uint64_t call, uint32_t kind, uint64_t tag, const char *data, size_t len) {
+static void post(server_ctx *ctx, uint32_t type, uint64_t call, int32_t kind, double tag, const char *data, size_t len) {
   event *ev = event_new(type, call, kind, tag, data, len);
-  if (ev != NULL && napi_call_threadsafe_function(ctx->tsfn, ev, napi_tsfn_nonblocking) == napi_ok) {
+  if (ev != NULL && post_event(ctx, ev)) {
     return;
   }
   if (type == EV_CALL) {
     fail_unseen(call);
   }
-  free(ev);
+  event_free(ev);
 }
 
 static void on_call(void *user, polymcp_call_t call, uint32_t kind, uint64_t tag, const char *params, size_t len) {
-  post(user, EV_CALL, call, kind, tag, params, len);
+  post(user, EV_CALL, call, (int32_t)kind, (double)tag, params, len);
 }
 
 static void on_cancel(void *user, polymcp_call_t call) {
@@ -238,18 +311,32 @@ static void on_cancel(void *user, polymcp_call_t call) {
 }
 
 static void on_log(void *user, int level, const char *msg, size_t len) {
-  post(user, EV_LOG, 0, (uint32_t)level, 0, msg, len);
+  post(user, EV_LOG, 0, level, 0, msg, len);
 }
 
+/* The last callback of the server: after it Go never touches ctx again. */
 static void on_closed(void *user) {
   server_ctx *ctx = user;
   post(ctx, EV_CLOSED, 0, 0, 0, NULL, 0);
-  napi_release_threadsafe_function(ctx->tsfn, napi_tsfn_release);
+  release_tsfn(ctx);
+  ctx_release(ctx);
 }
 
-static void ctx_release(server_ctx *ctx) {
-  if (--ctx->holders == 0) {
-    free(ctx);
+/*
+ * JS thread: the tsfn keeps the loop alive while a transport serves or a
+ * close is in progress (until the tsfn is finalized, which is after
+ * on_closed and every watcher released it), and while host-owned HTTP
+ * exchanges are open. Otherwise an idle server does not hold the process.
+ */
+static void update_ref(napi_env env, server_ctx *ctx) {
+  if (ctx->tsfn == NULL) {
+    return;
+  }
+  bool want = ctx->serving || ctx->exchanges > 0;
+  if (want && !ctx->refed && napi_ref_threadsafe_function(env, ctx->tsfn) == napi_ok) {
+    ctx->refed = true;
+  } else if (!want && ctx->refed && napi_unref_threadsafe_function(env, ctx->tsfn) == napi_ok) {
+    ctx->refed = false;
   }
 }
 
@@ -261,41 +348,48 @@ static void call_js(napi_env env, napi_value fn, void *context, void *data) {
     if (ev->type == EV_CALL) {
       fail_unseen(ev->call);
     }
-    free(ev);
+    event_free(ev);
     return;
   }
-  if (ev->type == EV_CLOSED && ctx->refed) {
-    napi_unref_threadsafe_function(env, ctx->tsfn);
-    ctx->refed = false;
+  if (ev->type == EV_HTTP_END && ctx->exchanges > 0) {
+    ctx->exchanges--;
+    update_ref(env, ctx);
   }
-  napi_value argv[5], undefined;
+  napi_value argv[6], undefined;
   bool ok = napi_get_undefined(env, &undefined) == napi_ok &&
             napi_create_uint32(env, ev->type, &argv[0]) == napi_ok &&
             napi_create_bigint_uint64(env, ev->call, &argv[1]) == napi_ok &&
-            (ev->type == EV_LOG ? napi_create_int32(env, (int32_t)ev->kind, &argv[2])
-                                : napi_create_uint32(env, ev->kind, &argv[2])) == napi_ok &&
-            napi_create_double(env, (double)ev->tag, &argv[3]) == napi_ok;
+            napi_create_int32(env, ev->kind, &argv[2]) == napi_ok &&
+            napi_create_double(env, ev->tag, &argv[3]) == napi_ok;
   if (ok) {
     argv[4] = undefined;
+    argv[5] = undefined;
     if (ev->len > 0) {
       ok = napi_create_string_utf8(env, ev->data, ev->len, &argv[4]) == napi_ok;
+    }
+    if (ok && ev->body_len > 0) {
+      ok = napi_create_buffer_copy(env, ev->body_len, ev->body, NULL, &argv[5]) == napi_ok;
     }
   }
   if (ok) {
     /* A throwing event function surfaces as an uncaught exception. */
-    napi_call_function(env, undefined, fn, 5, argv, NULL);
+    napi_call_function(env, undefined, fn, 6, argv, NULL);
   } else if (ev->type == EV_CALL) {
     fail_unseen(ev->call);
   }
-  free(ev);
+  event_free(ev);
 }
 
+/* JS thread, also at environment teardown (whatever threads hold the tsfn). */
 static void tsfn_finalize(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
   server_ctx *ctx = data;
-  ctx->closed = true;
+  pthread_mutex_lock(&ctx->mu);
   ctx->tsfn = NULL;
+  pthread_mutex_unlock(&ctx->mu);
+  ctx->gone = true;
+  ctx->refed = false;
   ctx_release(ctx);
 }
 
@@ -305,7 +399,7 @@ static void external_finalize(napi_env env, void *data, void *hint) {
   ctx_release(data);
 }
 
-/* The server behind a JS external; throws when it is not one or is closed. */
+/* The server behind a JS external; throws when it is not one. */
 static server_ctx *get_server(napi_env env, napi_value v) {
   void *p = NULL;
   napi_valuetype t;
@@ -316,10 +410,205 @@ static server_ctx *get_server(napi_env env, napi_value v) {
   return p;
 }
 
+/* JS thread: a transport serves now, or a close began. */
 static void keep_alive(napi_env env, server_ctx *ctx) {
-  if (!ctx->closed && !ctx->refed && napi_ref_threadsafe_function(env, ctx->tsfn) == napi_ok) {
-    ctx->refed = true;
+  ctx->serving = true;
+  update_ref(env, ctx);
+}
+
+/* ---- host-owned HTTP ------------------------------------------------------ */
+
+/*
+ * One exchange of polymcp_server_http. Go's callbacks gather the response
+ * here and hand it to JS in pieces: on_flush (and a large enough body)
+ * posts what has gathered as one EV_HTTP_DATA, on_end posts EV_HTTP_END.
+ *
+ * Backpressure: pending counts body bytes posted to JS that the socket has
+ * not taken yet (JS acknowledges them with httpAck once res.write returned
+ * true or 'drain' came). A Go writer waits while pending is over
+ * HTTP_HIGH_WATER, in slices, so a client that stops reading slows the
+ * stream that feeds it instead of filling memory. It stops waiting when the
+ * client went away (httpCancel), the server is closing, JS is gone, or
+ * after HTTP_STALL_MS without progress, when the exchange is cancelled.
+ * Nothing ever waits on the JS thread (an exchange answered inside
+ * polymcp_server_http).
+ *
+ * refs: the Go side (until on_end returns) and the JS external.
+ */
+#define HTTP_HIGH_WATER (1u << 20)
+#define HTTP_POST_AT (64u << 10)
+#define HTTP_STALL_MS 30000
+
+typedef struct http_ex {
+  server_ctx *ctx;
+  double id;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int refs;
+  polymcp_http_t handle; /* set once polymcp_server_http returned */
+  bool gone;             /* the client went away: drop writes, never wait */
+  size_t pending;
+  int status;            /* of a head not posted yet; 0 when none */
+  char *head;
+  size_t head_len;
+  char *buf;             /* body bytes not posted yet */
+  size_t len, cap;
+} http_ex;
+
+static void ex_release(http_ex *ex) {
+  pthread_mutex_lock(&ex->mu);
+  bool last = --ex->refs == 0;
+  pthread_mutex_unlock(&ex->mu);
+  if (last) {
+    pthread_cond_destroy(&ex->cv);
+    pthread_mutex_destroy(&ex->mu);
+    free(ex->head);
+    free(ex->buf);
+    ctx_release(ex->ctx);
+    free(ex);
   }
+}
+
+/* With ex->mu held: posts the gathered head and body as one EV_HTTP_DATA. */
+static void ex_post_locked(http_ex *ex) {
+  if (ex->status == 0 && ex->len == 0) {
+    return;
+  }
+  event *ev = event_new(EV_HTTP_DATA, 0, ex->status, ex->id, ex->head, ex->head_len);
+  if (ev == NULL) {
+    ex->gone = true;
+    return;
+  }
+  ev->body = ex->buf;
+  ev->body_len = ex->len;
+  if (!post_event(ex->ctx, ev)) {
+    ev->body = NULL;
+    event_free(ev);
+    ex->gone = true;
+    return;
+  }
+  ex->pending += ex->len;
+  ex->buf = NULL;
+  ex->len = ex->cap = 0;
+  free(ex->head);
+  ex->head = NULL;
+  ex->head_len = 0;
+  ex->status = 0;
+}
+
+static void on_http_start(void *user, int status, const char *headers, size_t len) {
+  http_ex *ex = user;
+  pthread_mutex_lock(&ex->mu);
+  free(ex->head);
+  ex->head = malloc(len + 1);
+  if (ex->head != NULL) {
+    memcpy(ex->head, headers, len);
+    ex->head[len] = '\0';
+    ex->head_len = len;
+    ex->status = status;
+  } else {
+    ex->gone = true;
+  }
+  pthread_mutex_unlock(&ex->mu);
+}
+
+static bool ex_stop_waiting(http_ex *ex) {
+  return ex->gone || ex->ctx->closing || ex->ctx->gone;
+}
+
+static void on_http_write(void *user, const char *chunk, size_t len) {
+  http_ex *ex = user;
+  pthread_mutex_lock(&ex->mu);
+  if (ex->gone) {
+    pthread_mutex_unlock(&ex->mu);
+    return;
+  }
+  if (ex->len + len > ex->cap) {
+    size_t cap = ex->cap ? ex->cap : 4096;
+    while (cap < ex->len + len) {
+      cap *= 2;
+    }
+    char *buf = realloc(ex->buf, cap);
+    if (buf == NULL) {
+      ex->gone = true;
+      pthread_mutex_unlock(&ex->mu);
+      return;
+    }
+    ex->buf = buf;
+    ex->cap = cap;
+  }
+  memcpy(ex->buf + ex->len, chunk, len);
+  ex->len += len;
+  if (ex->len >= HTTP_POST_AT) {
+    ex_post_locked(ex);
+  }
+  if (pthread_equal(pthread_self(), ex->ctx->js_thread)) {
+    pthread_mutex_unlock(&ex->mu);
+    return;
+  }
+  int waited_ms = 0;
+  while (ex->pending > HTTP_HIGH_WATER && !ex_stop_waiting(ex)) {
+    if (waited_ms >= HTTP_STALL_MS) {
+      ex->gone = true;
+      polymcp_http_t h = ex->handle;
+      pthread_mutex_unlock(&ex->mu);
+      if (h != 0) {
+        lib.polymcp_http_cancel(h);
+      }
+      return;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100 * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    size_t before = ex->pending;
+    pthread_cond_timedwait(&ex->cv, &ex->mu, &until);
+    waited_ms = ex->pending < before ? 0 : waited_ms + 100;
+  }
+  pthread_mutex_unlock(&ex->mu);
+}
+
+static void on_http_flush(void *user) {
+  http_ex *ex = user;
+  pthread_mutex_lock(&ex->mu);
+  if (!ex->gone) {
+    ex_post_locked(ex);
+  }
+  pthread_mutex_unlock(&ex->mu);
+}
+
+static void on_http_end(void *user, int rc) {
+  http_ex *ex = user;
+  pthread_mutex_lock(&ex->mu);
+  if (!ex->gone) {
+    ex_post_locked(ex);
+  }
+  /* Always: JS closes the response and counts the exchange out. */
+  event *ev = event_new(EV_HTTP_END, 0, rc, ex->id, NULL, 0);
+  if (ev != NULL && !post_event(ex->ctx, ev)) {
+    event_free(ev);
+  }
+  pthread_mutex_unlock(&ex->mu);
+  ex_release(ex);
+}
+
+static void ex_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  ex_release(data);
+}
+
+static http_ex *get_exchange(napi_env env, napi_value v) {
+  void *p = NULL;
+  napi_valuetype t;
+  if (napi_typeof(env, v, &t) != napi_ok || t != napi_external || napi_get_value_external(env, v, &p) != napi_ok) {
+    napi_throw_type_error(env, "POLYMCP_E_INVALID", "expected a polymcp HTTP exchange");
+    return NULL;
+  }
+  return p;
 }
 
 /* ---- exported functions --------------------------------------------------- */
@@ -373,16 +662,19 @@ static napi_value js_server_new(napi_env env, napi_callback_info info) {
     return NULL;
   }
   server_ctx *ctx = calloc(1, sizeof *ctx);
-  if (ctx == NULL) {
+  if (ctx == NULL || pthread_mutex_init(&ctx->mu, NULL) != 0) {
+    free(ctx);
     jstr_free(&opts);
     napi_throw_error(env, "POLYMCP_E_INTERNAL", "out of memory");
     return NULL;
   }
-  ctx->holders = 1; /* the tsfn's; the external's is added below */
+  ctx->js_thread = pthread_self();
+  ctx->refs = 1; /* the tsfn finalizer's; the external's and Go's come below */
   if (napi_create_string_utf8(env, "polymcp", NAPI_AUTO_LENGTH, &name) != napi_ok ||
       napi_create_threadsafe_function(env, argv[1], NULL, name, 0, 1, ctx, tsfn_finalize, ctx, call_js,
                                       &ctx->tsfn) != napi_ok) {
     jstr_free(&opts);
+    pthread_mutex_destroy(&ctx->mu);
     free(ctx);
     return throw_napi(env, "napi_create_threadsafe_function");
   }
@@ -391,16 +683,19 @@ static napi_value js_server_new(napi_env env, napi_callback_info info) {
       .struct_size = sizeof cb, .user = ctx, .on_call = on_call,
       .on_cancel = on_cancel, .on_log = on_log, .on_closed = on_closed,
   };
+  ctx->refs++; /* Go's, given back by on_closed */
   int rc = lib.polymcp_server_new(opts.p, opts.len, &cb, &ctx->handle);
   jstr_free(&opts);
   if (rc != POLYMCP_OK) {
     napi_value err = throw_status(env, rc, "polymcp_server_new");
+    ctx->refs--; /* no server: on_closed never comes */
     napi_release_threadsafe_function(ctx->tsfn, napi_tsfn_abort);
     return err;
   }
-  ctx->holders++;
+  ctx->refs++;
   if (napi_create_external(env, ctx, external_finalize, NULL, &external) != napi_ok) {
-    ctx->holders--;
+    ctx->refs--;
+    lib.polymcp_server_free(ctx->handle);
     return throw_napi(env, "napi_create_external");
   }
   return external;
@@ -482,42 +777,32 @@ static napi_value js_server_notify(napi_env env, napi_callback_info info) {
 /* The stdio transport ends with its input, which no callback reports:
  * a thread waits for the server to go idle and tells JS (EV_IDLE). It holds
  * its own count on the threadsafe function, so the event can always be
- * queued, also when on_closed came first. */
-typedef struct watcher {
-  polymcp_server_t handle;
-  napi_threadsafe_function tsfn;
-} watcher;
-
+ * queued, also when on_closed came first, and its own hold on ctx. */
 static void *watch_idle(void *arg) {
-  watcher *w = arg;
-  while (lib.polymcp_server_wait(w->handle, -1) == POLYMCP_E_TIMEOUT) {
+  server_ctx *ctx = arg;
+  while (lib.polymcp_server_wait(ctx->handle, -1) == POLYMCP_E_TIMEOUT) {
   }
-  event *ev = event_new(EV_IDLE, 0, 0, 0, NULL, 0);
-  if (ev != NULL && napi_call_threadsafe_function(w->tsfn, ev, napi_tsfn_nonblocking) != napi_ok) {
-    free(ev);
-  }
-  napi_release_threadsafe_function(w->tsfn, napi_tsfn_release);
-  free(w);
+  post(ctx, EV_IDLE, 0, 0, 0, NULL, 0);
+  release_tsfn(ctx);
+  ctx_release(ctx);
   return NULL;
 }
 
 static bool start_watcher(napi_env env, server_ctx *ctx) {
-  watcher *w = malloc(sizeof *w);
-  if (w == NULL || napi_acquire_threadsafe_function(ctx->tsfn) != napi_ok) {
-    free(w);
+  if (napi_acquire_threadsafe_function(ctx->tsfn) != napi_ok) {
     napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: cannot watch the stdio transport");
     return false;
   }
-  *w = (watcher){.handle = ctx->handle, .tsfn = ctx->tsfn};
+  ctx_retain(ctx);
   pthread_t t;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  int rc = pthread_create(&t, &attr, watch_idle, w);
+  int rc = pthread_create(&t, &attr, watch_idle, ctx);
   pthread_attr_destroy(&attr);
   if (rc != 0) {
     napi_release_threadsafe_function(ctx->tsfn, napi_tsfn_release);
-    free(w);
+    ctx_release(ctx);
     napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: pthread_create failed");
     return false;
   }
@@ -535,7 +820,7 @@ static napi_value js_serve_stdio(napi_env env, napi_callback_info info) {
   if (ctx == NULL || !jstr_get(env, argv[1], &opts)) {
     return NULL;
   }
-  if (ctx->closed) {
+  if (ctx->gone) {
     jstr_free(&opts);
     napi_throw_error(env, "POLYMCP_E_CLOSED", "polymcp: the server is closed");
     return NULL;
@@ -549,7 +834,140 @@ static napi_value js_serve_stdio(napi_env env, napi_callback_info info) {
   return start_watcher(env, ctx) ? make_undefined(env) : NULL;
 }
 
-/* Closing keeps the loop alive until on_closed, so `await close()` settles. */
+/* serveHttp(server, optionsJson) -> the bound URL */
+static napi_value js_serve_http(napi_env env, napi_callback_info info) {
+  napi_value argv[2], out;
+  jstr opts;
+  if (!get_args(env, info, 2, argv)) {
+    return NULL;
+  }
+  server_ctx *ctx = get_server(env, argv[0]);
+  if (ctx == NULL || !jstr_get(env, argv[1], &opts)) {
+    return NULL;
+  }
+  char *url = NULL;
+  size_t url_len = 0;
+  int rc = lib.polymcp_server_serve_http(ctx->handle, opts.p, opts.len, &url, &url_len);
+  jstr_free(&opts);
+  if (rc != POLYMCP_OK) {
+    return throw_status(env, rc, "polymcp_server_serve_http");
+  }
+  keep_alive(env, ctx);
+  napi_status st = napi_create_string_utf8(env, url, url_len, &out);
+  lib.polymcp_free(url);
+  CHECK(env, st);
+  return out;
+}
+
+/*
+ * serverHttp(server, id, requestJson, body) -> exchange external. The
+ * answer arrives as EV_HTTP_DATA/EV_HTTP_END events carrying id (a number
+ * JS chose), maybe queued before this returns.
+ */
+static napi_value js_server_http(napi_env env, napi_callback_info info) {
+  napi_value argv[4], external;
+  double id;
+  jstr req;
+  void *body = NULL;
+  size_t body_len = 0;
+  if (!get_args(env, info, 4, argv)) {
+    return NULL;
+  }
+  server_ctx *ctx = get_server(env, argv[0]);
+  if (ctx == NULL) {
+    return NULL;
+  }
+  CHECK(env, napi_get_value_double(env, argv[1], &id));
+  bool is_buffer = false;
+  if (napi_is_buffer(env, argv[3], &is_buffer) != napi_ok || !is_buffer ||
+      napi_get_buffer_info(env, argv[3], &body, &body_len) != napi_ok) {
+    napi_throw_type_error(env, "POLYMCP_E_INVALID", "expected the body as a Buffer");
+    return NULL;
+  }
+  if (!jstr_get(env, argv[2], &req)) {
+    return NULL;
+  }
+  http_ex *ex = calloc(1, sizeof *ex);
+  if (ex == NULL || pthread_mutex_init(&ex->mu, NULL) != 0) {
+    free(ex);
+    jstr_free(&req);
+    napi_throw_error(env, "POLYMCP_E_INTERNAL", "out of memory");
+    return NULL;
+  }
+  pthread_cond_init(&ex->cv, NULL);
+  ex->ctx = ctx;
+  ex->id = id;
+  ex->refs = 2; /* Go's until on_end, and the external's */
+  ctx_retain(ctx);
+  if (napi_create_external(env, ex, ex_finalize, NULL, &external) != napi_ok) {
+    jstr_free(&req);
+    ex->refs = 1;
+    ex_release(ex);
+    return throw_napi(env, "napi_create_external");
+  }
+  polymcp_http_callbacks cb = {
+      .struct_size = sizeof cb, .user = ex, .on_start = on_http_start,
+      .on_write = on_http_write, .on_flush = on_http_flush, .on_end = on_http_end,
+  };
+  /* Counted before the call: its END may be queued before it returns. */
+  ctx->exchanges++;
+  polymcp_http_t handle = 0;
+  int rc = lib.polymcp_server_http(ctx->handle, req.p, req.len, body, body_len, &cb, &handle);
+  jstr_free(&req);
+  if (rc != POLYMCP_OK) {
+    ctx->exchanges--;
+    ex_release(ex); /* Go's: no callback will come; the external's goes with GC */
+    return throw_status(env, rc, "polymcp_server_http");
+  }
+  pthread_mutex_lock(&ex->mu);
+  ex->handle = handle;
+  pthread_mutex_unlock(&ex->mu);
+  update_ref(env, ctx);
+  return external;
+}
+
+/* httpAck(exchange, bytes): the socket took that many body bytes. */
+static napi_value js_http_ack(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  double n;
+  if (!get_args(env, info, 2, argv)) {
+    return NULL;
+  }
+  http_ex *ex = get_exchange(env, argv[0]);
+  if (ex == NULL) {
+    return NULL;
+  }
+  CHECK(env, napi_get_value_double(env, argv[1], &n));
+  pthread_mutex_lock(&ex->mu);
+  size_t took = n > 0 ? (size_t)n : 0;
+  ex->pending = took < ex->pending ? ex->pending - took : 0;
+  pthread_cond_broadcast(&ex->cv);
+  pthread_mutex_unlock(&ex->mu);
+  return make_undefined(env);
+}
+
+/* httpCancel(exchange): the client went away; EV_HTTP_END follows. */
+static napi_value js_http_cancel(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!get_args(env, info, 1, argv)) {
+    return NULL;
+  }
+  http_ex *ex = get_exchange(env, argv[0]);
+  if (ex == NULL) {
+    return NULL;
+  }
+  pthread_mutex_lock(&ex->mu);
+  ex->gone = true;
+  polymcp_http_t h = ex->handle;
+  pthread_cond_broadcast(&ex->cv);
+  pthread_mutex_unlock(&ex->mu);
+  int rc = h == 0 ? POLYMCP_E_UNKNOWN_CALL : lib.polymcp_http_cancel(h);
+  return make_int(env, rc);
+}
+
+/* Closing keeps the loop alive until the tsfn is finalized (after
+ * on_closed), so `await close()` settles and no Go thread is left holding
+ * the tsfn when the process exits. */
 static napi_value js_server_close(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!get_args(env, info, 1, argv)) {
@@ -559,6 +977,7 @@ static napi_value js_server_close(napi_env env, napi_callback_info info) {
   if (ctx == NULL) {
     return NULL;
   }
+  ctx->closing = true;
   int rc = lib.polymcp_server_close(ctx->handle);
   if (rc != POLYMCP_OK) {
     return throw_status(env, rc, "polymcp_server_close");
@@ -679,6 +1098,10 @@ NEEDS_LIB(js_set_completer)
 NEEDS_LIB(js_server_remove)
 NEEDS_LIB(js_server_notify)
 NEEDS_LIB(js_serve_stdio)
+NEEDS_LIB(js_serve_http)
+NEEDS_LIB(js_server_http)
+NEEDS_LIB(js_http_ack)
+NEEDS_LIB(js_http_cancel)
 NEEDS_LIB(js_server_close)
 NEEDS_LIB(js_server_free)
 NEEDS_LIB(js_call_complete)
@@ -702,6 +1125,10 @@ NAPI_MODULE_INIT() {
       EXPORT("serverRemove", js_server_remove)
       EXPORT("serverNotify", js_server_notify)
       EXPORT("serveStdio", js_serve_stdio)
+      EXPORT("serveHttp", js_serve_http)
+      EXPORT("serverHttp", js_server_http)
+      EXPORT("httpAck", js_http_ack)
+      EXPORT("httpCancel", js_http_cancel)
       EXPORT("serverClose", js_server_close)
       EXPORT("serverFree", js_server_free)
       EXPORT("callComplete", js_call_complete)

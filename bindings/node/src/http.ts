@@ -1,75 +1,294 @@
 // The host-owned HTTP entry point: Node's http server reads the request,
 // the core decides the answer (status, headers, a JSON body or an SSE
 // stream) exactly as its own listener would, and the parts come back as
-// events on the server's threadsafe function.
+// events on the server's threadsafe function. Body bytes are acknowledged
+// to the addon once the socket took them, which is the backpressure that
+// slows a stream whose client stops reading.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-import type { NativeBinding, NativeServer } from "./native";
+import type { NativeBinding, NativeExchange, NativeServer } from "./native";
+import { Status } from "./native";
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
-/** The largest request body the handler buffers before answering 413 (4 MiB). */
-export const DEFAULT_MAX_BODY_BYTES = 4 << 20;
+/** The core's default bound on a POST body (413 past it), as for its own listener. */
+export const DEFAULT_MAX_BODY_BYTES = 2_000_000;
 
-/** Events of one exchange, routed by the server to its handler. */
-export interface HttpExchanges {
-  head(exchange: bigint, status: number, headersJson: string): void;
-  body(exchange: bigint, chunk: Buffer): void;
-  end(exchange: bigint): void;
+/**
+ * Options of the core's HTTP transport, for `listen()` and (through
+ * ServerOptions.http) for `httpHandler()`. Every member is optional; the
+ * defaults are the core's (docs/transports.md).
+ */
+export interface HttpOptions {
+  /** The Streamable HTTP endpoint (default "/mcp"). */
+  path?: string;
+  /** Turns off the 2024-11-05 HTTP+SSE transport (/sse and /message). */
+  disableSse?: boolean;
+  /** Origin hosts accepted besides loopback (others: 403). */
+  allowedOriginHosts?: string[];
+  /** Host header values accepted besides loopback (others: 421). */
+  allowedHosts?: string[];
+  disableHostCheck?: boolean;
+  /** Bound on a POST body (default 2,000,000 bytes; 413 past it). */
+  maxBodyBytes?: number;
+  /** Connections at once (listen only; default 1024, 503 past it). */
+  maxConnections?: number;
+  /** Legacy sessions at once (default 1024, 503 past it). */
+  maxSessions?: number;
+  sessionIdleTimeoutMs?: number;
+  readTimeoutMs?: number;
+  writeTimeoutMs?: number;
+  /** SSE keep-alive comments (default 15000; -1: none). */
+  keepAliveMs?: number;
+  /** A reply taking longer turns into an SSE stream (default 1000; -1: only notifications do). */
+  streamAfterMs?: number;
 }
 
-/** Reads the whole body, refusing more than limit bytes. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+/** The C ABI's JSON for HttpOptions; undefined members are left out by JSON. */
+export function httpOptionsJson(o: HttpOptions): { [key: string]: unknown } {
+  return {
+    path: o.path,
+    disable_sse: o.disableSse,
+    allowed_origin_hosts: o.allowedOriginHosts,
+    allowed_hosts: o.allowedHosts,
+    disable_host_check: o.disableHostCheck,
+    max_body_bytes: o.maxBodyBytes,
+    max_connections: o.maxConnections,
+    max_sessions: o.maxSessions,
+    session_idle_timeout_ms: o.sessionIdleTimeoutMs,
+    read_timeout_ms: o.readTimeoutMs,
+    write_timeout_ms: o.writeTimeoutMs,
+    keep_alive_ms: o.keepAliveMs,
+    stream_after_ms: o.streamAfterMs,
+  };
+}
+
+/** The request's headers by lower-case name, repeated names kept in order. */
+export function headerMap(req: IncomingMessage): { [name: string]: string[] } {
+  const out: { [name: string]: string[] } = {};
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    (out[name] ??= []).push(raw[i + 1]!);
+  }
+  return out;
+}
+
+function localAddr(req: IncomingMessage): string {
+  const { localAddress, localPort } = req.socket;
+  if (localAddress === undefined) {
+    return "";
+  }
+  return localAddress.includes(":") ? `[${localAddress}]:${localPort}` : `${localAddress}:${localPort}`;
+}
+
+/** polymcp_server_http's request JSON. */
+export function requestJson(req: IncomingMessage): string {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return JSON.stringify({
+    method: req.method ?? "GET",
+    path: q < 0 ? url : url.slice(0, q),
+    query: q < 0 ? "" : url.slice(q + 1),
+    headers: headerMap(req),
+    host: req.headers.host ?? "",
+    local_addr: localAddr(req),
+  });
+}
+
+/**
+ * Reads the body, up to limit + 1 bytes: a longer one is handed over cut
+ * there, so the core answers 413 in its own words. The rest is discarded.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
       size += chunk.length;
       if (size > limit) {
-        req.removeAllListeners("data");
+        req.off("data", onData);
+        req.off("end", onEnd);
         req.resume();
-        resolve(undefined);
-        return;
+        resolve(Buffer.concat(chunks, size).subarray(0, limit + 1));
       }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks, size)));
+    };
+    const onEnd = () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    req.on("data", onData);
+    req.on("end", onEnd);
     req.on("error", reject);
   });
 }
 
-/** The request's headers as [name, value] pairs, repeated names kept in order. */
-export function headerPairs(req: IncomingMessage): [string, string][] {
-  const pairs: [string, string][] = [];
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    pairs.push([raw[i]!.toLowerCase(), raw[i + 1]!]);
+type Binding = Pick<NativeBinding, "serverHttp" | "httpAck" | "httpCancel">;
+
+// Body bytes written but not acknowledged to the addon yet; acknowledging
+// in batches saves crossings while staying far below its high-water mark.
+const ACK_BATCH = 64 << 10;
+
+/** One response in progress. */
+class Exchange {
+  ex: NativeExchange | undefined;
+  ended = false;
+  #unacked = 0;
+  #draining = false;
+
+  constructor(
+    readonly n: Binding,
+    readonly res: ServerResponse,
+  ) {}
+
+  data(status: number, head: string | undefined, body: Buffer | undefined): void {
+    const res = this.res;
+    if (res.destroyed || res.writableEnded) {
+      return;
+    }
+    if (status > 0 && !res.headersSent) {
+      const headers = JSON.parse(head ?? "{}") as { [name: string]: string[] };
+      for (const name in headers) {
+        const values = headers[name]!;
+        res.setHeader(name, values.length === 1 ? values[0]! : values);
+      }
+      res.writeHead(status);
+      if (body === undefined) {
+        res.flushHeaders();
+      }
+    }
+    if (body === undefined) {
+      return;
+    }
+    this.#unacked += body.length;
+    if (res.write(body)) {
+      if (!this.#draining && this.#unacked >= ACK_BATCH) {
+        this.#ack();
+      }
+    } else if (!this.#draining) {
+      this.#draining = true;
+      res.once("drain", () => {
+        this.#draining = false;
+        this.#ack();
+      });
+    }
   }
-  return pairs;
+
+  #ack(): void {
+    if (this.ex !== undefined && this.#unacked > 0) {
+      this.n.httpAck(this.ex, this.#unacked);
+    }
+    this.#unacked = 0;
+  }
+
+  end(code: number): void {
+    this.ended = true;
+    const res = this.res;
+    if (res.destroyed || res.writableEnded) {
+      return;
+    }
+    if (!res.headersSent) {
+      // The core ended without an answer: it is closing (or failed).
+      unavailable(res, code === Status.Closed ? 503 : 500);
+      return;
+    }
+    res.end();
+  }
 }
 
-/** Builds the (req, res) handler; exchanges are answered through the server's event stream. */
+// The core's answer to a request it cannot take because it is shutting
+// down (streamhttp's 503), for requests arriving after close.
+function unavailable(res: ServerResponse, status: number): void {
+  const message = status === 503 ? "server is shutting down" : "internal error";
+  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message } });
+  const headers: { [name: string]: string } = { "content-type": "application/json" };
+  if (status === 503) {
+    headers["retry-after"] = "1";
+  }
+  res.writeHead(status, headers).end(body);
+}
+
+/** The open exchanges of one server, by the id the events carry. */
+export class ExchangeTable {
+  readonly #open = new Map<number, Exchange>();
+  #nextId = 1;
+
+  /** Starts an exchange; throws what serverHttp throws. */
+  start(n: Binding, server: NativeServer, req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+    const id = this.#nextId++;
+    const x = new Exchange(n, res);
+    x.ex = n.serverHttp(server, id, requestJson(req), body);
+    this.#open.set(id, x);
+    res.on("close", () => {
+      if (!x.ended && x.ex !== undefined) {
+        // The client went away first: the core stops the exchange
+        // (cancelling a 2026-07-28 handler), and HttpEnd follows.
+        n.httpCancel(x.ex);
+      }
+    });
+  }
+
+  data(id: number, status: number, head: string | undefined, body: Buffer | undefined): void {
+    this.#open.get(id)?.data(status, head, body);
+  }
+
+  end(id: number, code: number): void {
+    const x = this.#open.get(id);
+    this.#open.delete(id);
+    x?.end(code);
+  }
+
+  /** Ends every open response (the server closed). */
+  endAll(): void {
+    for (const id of [...this.#open.keys()]) {
+      this.end(id, Status.Closed);
+    }
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+}
+
+/** Builds the (req, res) handler over one server's exchanges. */
 export function createHttpHandler(
-  n: Required<Pick<NativeBinding, "serverHttp" | "httpCancel">>,
+  n: Binding,
   server: NativeServer,
-  register: (exchange: bigint, res: ServerResponse) => void,
-  maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+  table: ExchangeTable,
+  isOpen: () => boolean,
+  maxBodyBytes: number,
 ): HttpHandler {
+  const start = (req: IncomingMessage, res: ServerResponse, body: Buffer, next?: (err?: unknown) => void) => {
+    if (!isOpen()) {
+      unavailable(res, 503);
+      return;
+    }
+    try {
+      table.start(n, server, req, res, body);
+    } catch (err) {
+      if ((err as { status?: number }).status === Status.Closed) {
+        unavailable(res, 503);
+      } else if (next) {
+        next(err);
+      } else {
+        unavailable(res, 500);
+      }
+    }
+  };
   return (req, res, next) => {
+    const declared = Number(req.headers["content-length"]);
+    if (declared > maxBodyBytes) {
+      // Too large by its own account: the core answers 413 without it.
+      req.resume();
+      res.shouldKeepAlive = false;
+      start(req, res, Buffer.alloc(0), next);
+      return;
+    }
     readBody(req, maxBodyBytes).then(
       (body) => {
-        if (body === undefined) {
-          res.writeHead(413, { "content-type": "text/plain" }).end("request body too large\n");
-          return;
+        if (body.length > maxBodyBytes) {
+          res.shouldKeepAlive = false;
         }
-        const exchange = n.serverHttp(server, req.method ?? "GET", req.url ?? "/", JSON.stringify(headerPairs(req)), body);
-        register(exchange, res);
-        res.on("close", () => {
-          if (!res.writableEnded) {
-            n.httpCancel(exchange);
-          }
-        });
+        start(req, res, body, next);
       },
       (err: unknown) => {
         if (next) {
@@ -80,47 +299,4 @@ export function createHttpHandler(
       },
     );
   };
-}
-
-/** Writes the core's answer parts to the Node responses, by exchange. */
-export class ResponseTable implements HttpExchanges {
-  readonly #open = new Map<bigint, ServerResponse>();
-
-  add(exchange: bigint, res: ServerResponse): void {
-    this.#open.set(exchange, res);
-  }
-
-  head(exchange: bigint, status: number, headersJson: string): void {
-    const res = this.#open.get(exchange);
-    if (!res || res.headersSent) {
-      return;
-    }
-    const headers = JSON.parse(headersJson) as [string, string][];
-    for (const [name, value] of headers) {
-      res.appendHeader(name, value);
-    }
-    res.writeHead(status);
-    res.flushHeaders();
-  }
-
-  body(exchange: bigint, chunk: Buffer): void {
-    this.#open.get(exchange)?.write(chunk);
-  }
-
-  end(exchange: bigint): void {
-    const res = this.#open.get(exchange);
-    this.#open.delete(exchange);
-    res?.end();
-  }
-
-  /** Ends every open response (the server closed). */
-  endAll(): void {
-    for (const exchange of [...this.#open.keys()]) {
-      this.end(exchange);
-    }
-  }
-
-  get size(): number {
-    return this.#open.size;
-  }
 }

@@ -24,7 +24,7 @@ export {
 export type { RequestExtra } from "./context";
 export { ErrorCode, McpError, NativeError } from "./errors";
 export { ValidationError, type StandardSchemaV1, type SchemaShape, type SchemaInput, type InferArgs } from "./schema";
-export { DEFAULT_MAX_BODY_BYTES, type HttpHandler } from "./http";
+export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpOptions } from "./http";
 export { MAX_COMPLETION_VALUES, type ToolReturn, type ResourceReturn, type PromptReturn, type CompletionReturn } from "./results";
 export * from "./types";
 

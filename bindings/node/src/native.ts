@@ -16,12 +16,14 @@ export const EventType = {
   Closed: 4,
   /** The stdio transport ended (its input closed): the server serves nothing now. */
   Idle: 5,
-  /** An HTTP exchange's status (kind) and headers (payload, JSON pairs). */
-  HttpHead: 6,
-  /** A chunk of an HTTP exchange's body (payload is a Buffer). */
-  HttpBody: 7,
-  /** The end of an HTTP exchange. */
-  HttpEnd: 8,
+  /**
+   * Part of a host-owned HTTP exchange (tag is its id): kind is the status
+   * when the head comes with it (payload: headers as JSON {"Name":["v"]}),
+   * else 0; body holds the bytes gathered since the last part.
+   */
+  HttpData: 6,
+  /** The end of a host-owned HTTP exchange (tag is its id; kind is the end code). */
+  HttpEnd: 7,
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
@@ -36,13 +38,24 @@ export type CallKind = (typeof CallKind)[keyof typeof CallKind];
 
 /**
  * Called on the JS thread for each callback Go made. call is the call
- * handle or HTTP exchange (0n for events without one); payload is the
- * callback's JSON or text, or a Buffer for HTTP body chunks.
+ * handle (0n for events without one); tag the registration's tag or the
+ * HTTP exchange's id; payload the callback's JSON or text; body the bytes
+ * of an HttpData event.
  */
-export type EventCallback = (type: EventType, call: bigint, kind: number, tag: number, payload: string | Buffer | undefined) => void;
+export type EventCallback = (
+  type: EventType,
+  call: bigint,
+  kind: number,
+  tag: number,
+  payload: string | undefined,
+  body: Buffer | undefined,
+) => void;
 
 /** A native server: an opaque token owned by the addon. */
 export type NativeServer = object & { readonly __polymcpServer: unique symbol };
+
+/** One host-owned HTTP exchange in progress: an opaque token owned by the addon. */
+export type NativeExchange = object & { readonly __polymcpExchange: unique symbol };
 
 /** The addon's exports. Management functions throw NativeError; call_* functions return a status. */
 export interface NativeBinding {
@@ -60,26 +73,24 @@ export interface NativeBinding {
   serverNotify(server: NativeServer, method: string, paramsJson: string): void;
   /** Starts serving stdio; an Idle event follows when its input ends. */
   serveStdio(server: NativeServer, optionsJson: string): void;
+  /** Listens for Streamable HTTP (polymcp_server_serve_http); returns the bound URL. */
+  serveHttp(server: NativeServer, optionsJson: string): string;
   /**
-   * Listens for Streamable HTTP; returns the bound URL. Absent until the C
-   * ABI exports polymcp_server_serve_http.
+   * Hands one HTTP request to the core (polymcp_server_http); its answer
+   * arrives as HttpData and HttpEnd events carrying id.
    */
-  serveHttp?(server: NativeServer, optionsJson: string): string;
-  /**
-   * Hands one HTTP request to the core; its answer arrives as Http* events
-   * under the returned exchange. Absent until the C ABI exports its
-   * host-owned HTTP entry point.
-   */
-  serverHttp?(server: NativeServer, method: string, url: string, headersJson: string, body: Buffer): bigint;
-  /** The client went away: the core stops the exchange's stream (no more events but HttpEnd). */
-  httpCancel?(exchange: bigint): void;
+  serverHttp(server: NativeServer, id: number, requestJson: string, body: Buffer): NativeExchange;
+  /** The socket took bytes of the exchange's body: the core may write more. */
+  httpAck(exchange: NativeExchange, bytes: number): void;
+  /** The client went away (polymcp_http_cancel); HttpEnd follows. Returns a status. */
+  httpCancel(exchange: NativeExchange): number;
   serverClose(server: NativeServer): void;
   serverFree(server: NativeServer): void;
   callComplete(call: bigint, resultJson: string): number;
   callFail(call: bigint, code: number, message: string): number;
   callProgress(call: bigint, progressJson: string): number;
   callLog(call: bigint, logJson: string): number;
-  /** Live handle counts: {"servers","calls","sessions","goroutines"}. */
+  /** Live handle counts: {"servers","calls","sessions","http","goroutines"}. */
   stats(): string;
   /** The call's method, revision, _meta, clientInfo and clientCapabilities as JSON, or undefined once the call is gone. */
   callInfo(call: bigint): string | undefined;

@@ -5,7 +5,7 @@
 
 import { type CallPort, requestExtra } from "./context";
 import { NativeError } from "./errors";
-import { type HttpHandler, ResponseTable, createHttpHandler } from "./http";
+import { DEFAULT_MAX_BODY_BYTES, ExchangeTable, type HttpHandler, type HttpOptions, createHttpHandler, httpOptionsJson } from "./http";
 import { EventType, type NativeBinding, type NativeServer, native } from "./native";
 import {
   type Entry,
@@ -39,6 +39,8 @@ export interface ServerOptions {
   pageSize?: number;
   /** Protocol revisions served; empty or absent serves all. */
   revisions?: string[];
+  /** Options of the core's HTTP transport behind httpHandler() (listen() takes its own). */
+  http?: Omit<HttpOptions, "maxConnections">;
   /**
    * Receives the core's diagnostics (slog levels: -4 debug, 0 info, 4 warn,
    * 8 error). By default warnings and errors go to stderr.
@@ -56,13 +58,11 @@ export interface RegisteredItem {
   remove(): void;
 }
 
-export interface ListenOptions {
-  /** Default 127.0.0.1. */
+export interface ListenOptions extends HttpOptions {
+  /** Default 127.0.0.1 (loopback); "" also means loopback. */
   host?: string;
-  /** Default 0: any free port. */
+  /** Default 0: any free port (the URL tells which). */
   port?: number;
-  /** The MCP endpoint's path (core default "/mcp"). */
-  path?: string;
 }
 
 type State = "open" | "serving" | "closing" | "closed";
@@ -79,7 +79,8 @@ export class McpServer implements AsyncDisposable {
   readonly #handle: NativeServer;
   readonly #entries = new Map<number, Entry>();
   readonly #calls = new Map<bigint, AbortController>();
-  readonly #responses = new ResponseTable();
+  readonly #exchanges = new ExchangeTable();
+  readonly #maxBodyBytes: number;
   readonly #onLog: (level: number, message: string) => void;
   readonly #closed: Promise<void>;
   #resolveClosed!: () => void;
@@ -93,6 +94,7 @@ export class McpServer implements AsyncDisposable {
     }
     this.serverInfo = { ...serverInfo };
     this.#onLog = options.onLog ?? defaultLog;
+    this.#maxBodyBytes = options.http?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#closed = new Promise((resolve) => (this.#resolveClosed = resolve));
     this.#native = native();
     this.#handle = this.#native.serverNew(JSON.stringify(serverOptionsJson(serverInfo, options)), this.#onEvent);
@@ -135,28 +137,34 @@ export class McpServer implements AsyncDisposable {
     this.#native.serveStdio(this.#handle, "{}");
   }
 
-  /** Serves Streamable HTTP (and the legacy SSE transport) on host:port; resolves to the endpoint's URL. */
+  /**
+   * Serves Streamable HTTP (every revision, at path, default "/mcp") and the
+   * 2024-11-05 HTTP+SSE transport (/sse, /message) on host:port from the
+   * core's own listener; resolves to the endpoint's URL with the real port.
+   */
   async listen(options: ListenOptions = {}): Promise<string> {
-    const serveHttp = this.#native.serveHttp;
-    if (serveHttp === undefined) {
-      throw new NativeError(-1, "polymcp: this libpolymcp has no HTTP listener yet (polymcp_server_serve_http)");
+    this.#checkOpen();
+    const { host = "127.0.0.1", port = 0, ...http } = options;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new RangeError(`listen: port must be an integer in 0..65535, got ${String(port)}`);
     }
-    this.#startServing();
-    const host = options.host ?? "127.0.0.1";
-    const addr = host.includes(":") ? `[${host}]:${options.port ?? 0}` : `${host}:${options.port ?? 0}`;
-    return serveHttp.call(this.#native, this.#handle, JSON.stringify({ addr, path: options.path }));
+    const addr = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+    const url = this.#native.serveHttp(this.#handle, JSON.stringify({ addr, ...httpOptionsJson(http) }));
+    this.#state = "serving";
+    return url;
   }
 
-  /** A (req, res) handler for node:http or Express, answering over the core's HTTP entry point. */
+  /**
+   * A (req, res) handler for node:http or Express over the core's HTTP entry
+   * point: it reads the body (bounded by ServerOptions.http.maxBodyBytes)
+   * and writes the core's answer, streaming SSE with backpressure. A client
+   * that goes away before the end cancels its exchange. It answers the
+   * paths of ServerOptions.http (default "/mcp"): mount it there, or under
+   * a prefix that strips itself from req.url (Express's app.use).
+   */
   httpHandler(): HttpHandler {
     this.#checkOpen();
-    const { serverHttp, httpCancel } = this.#native;
-    if (serverHttp === undefined || httpCancel === undefined) {
-      throw new NativeError(-1, "polymcp: this libpolymcp has no host-owned HTTP entry point yet");
-    }
-    const n = this.#native;
-    const binding = { serverHttp: serverHttp.bind(n), httpCancel: httpCancel.bind(n) };
-    return createHttpHandler(binding, this.#handle, (exchange, res) => this.#responses.add(exchange, res));
+    return createHttpHandler(this.#native, this.#handle, this.#exchanges, () => this.#state === "open" || this.#state === "serving", this.#maxBodyBytes);
   }
 
   /** Resolves once the core has stopped: in-flight calls were cancelled and every callback has arrived. */
@@ -243,25 +251,22 @@ export class McpServer implements AsyncDisposable {
   }
 
   // Runs on the JS thread for every callback Go made, in order.
-  readonly #onEvent = (type: EventType, call: bigint, kind: number, tag: number, payload: string | Buffer | undefined): void => {
+  readonly #onEvent = (type: EventType, call: bigint, kind: number, tag: number, payload: string | undefined, body: Buffer | undefined): void => {
     switch (type) {
       case EventType.Call:
-        this.#startCall(call, kind, tag, payload as string | undefined);
+        this.#startCall(call, kind, tag, payload);
         break;
       case EventType.Cancel:
         this.#calls.get(call)?.abort();
         break;
-      case EventType.Log:
-        this.#onLog(kind, String(payload ?? ""));
-        break;
-      case EventType.HttpHead:
-        this.#responses.head(call, kind, String(payload ?? "[]"));
-        break;
-      case EventType.HttpBody:
-        this.#responses.body(call, payload as Buffer);
+      case EventType.HttpData:
+        this.#exchanges.data(tag, kind, payload, body);
         break;
       case EventType.HttpEnd:
-        this.#responses.end(call);
+        this.#exchanges.end(tag, kind);
+        break;
+      case EventType.Log:
+        this.#onLog(kind, payload ?? "");
         break;
       case EventType.Closed:
         this.#finish();
@@ -313,7 +318,7 @@ export class McpServer implements AsyncDisposable {
       controller.abort();
     }
     this.#entries.clear();
-    this.#responses.endAll();
+    this.#exchanges.endAll();
     this.#native.serverFree(this.#handle);
     this.#resolveClosed();
   }
@@ -331,5 +336,6 @@ function serverOptionsJson(info: Implementation, options: ServerOptions): { [key
     max_queue: options.maxQueue,
     request_timeout_ms: options.requestTimeoutMs,
     page_size: options.pageSize,
+    http: options.http === undefined ? undefined : httpOptionsJson(options.http),
   };
 }

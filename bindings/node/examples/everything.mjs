@@ -7,7 +7,9 @@
 //   node bindings/node/examples/everything.mjs                        # stdio
 //   node bindings/node/examples/everything.mjs --http 127.0.0.1:8080  # Streamable HTTP
 //
-// With --http the endpoint's URL goes to stderr as "serving <url>".
+// With --http the endpoint's URL goes to stderr as "polymcp: serving <url>"
+// (the line `polymcp everything --http` prints), and the server runs until
+// SIGINT or SIGTERM, then exits 0.
 import { realpathSync } from "node:fs";
 import { setTimeout as pause } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
@@ -328,7 +330,7 @@ async function main() {
     }
     const host = values.http.slice(0, at).replace(/^\[(.*)\]$/, "$1");
     const url = await server.listen({ host, port: Number(values.http.slice(at + 1)) });
-    process.stderr.write(`serving ${url}\n`);
+    process.stderr.write(`polymcp: serving ${url}\n`);
   }
   await server.closed;
   process.off("SIGINT", stop);

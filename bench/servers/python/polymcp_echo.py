@@ -65,6 +65,7 @@ def _profiler(path: str) -> Callable[[], None]:
             profs = list(profiles.values())
         for prof in profs:
             prof.disable()
+        print(f"polymcp_echo: profiled {len(profs)} threads", file=sys.stderr)
         if profs:
             stats = pstats.Stats(profs[0])
             for prof in profs[1:]:
@@ -86,8 +87,28 @@ def _profiler(path: str) -> Callable[[], None]:
     return seen
 
 
+def _hold_gil_on_complete() -> None:
+    """Experiment (POLYMCP_BENCH_EXPERIMENT=hold-gil), for the profile notes
+    only: polymcp_call_complete and _fail through ctypes.PyDLL, which keeps
+    the GIL across the call instead of dropping and re-taking it. Safe for
+    these two because they never block and never call back."""
+    import ctypes
+
+    from polymcp import _native
+
+    lib = _native.library()
+    held = ctypes.PyDLL(str(lib.path))
+    complete, fail = held.polymcp_call_complete, held.polymcp_call_fail
+    complete.argtypes = [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_size_t]
+    fail.argtypes = [ctypes.c_uint64, ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t]
+    complete.restype = fail.restype = ctypes.c_int
+    lib._complete, lib._fail = complete, fail  # type: ignore[attr-defined]  # noqa: SLF001
+
+
 def main() -> int:
     args = parse("polymcp_echo.py", variants=("sync", "async"))
+    if os.environ.get("POLYMCP_BENCH_EXPERIMENT") == "hold-gil":
+        _hold_gil_on_complete()
     server = build(args.handler, os.environ.get("POLYMCP_BENCH_PROFILE"))
     if args.http is None:
         server.run()

@@ -84,14 +84,30 @@ func benchHandler(b *testing.B, headers map[string]string, body []byte, setup fu
 // BenchmarkHandlerModernEcho: a 2026-07-28 tools/call echo through the
 // Handler, no sockets.
 func BenchmarkHandlerModernEcho(b *testing.B) {
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},` + meta + `}}`)
-	benchHandler(b, modern2026("tools/call", "Mcp-Name", "echo"), body, nil)
+	for _, size := range benchSizes {
+		b.Run(size.name, func(b *testing.B) {
+			body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"echo","arguments":{"text":"` + size.text + `"}}}`)
+			benchHandler(b, modern2026("tools/call", "Mcp-Name", "echo"), body, nil)
+		})
+	}
+}
+
+// benchSizes are the echo texts of the mcpbench suite.
+var benchSizes = []struct{ name, text string }{
+	{"16B", strings.Repeat("t", 16)},
+	{"64KiB", strings.Repeat("t", 64<<10)},
 }
 
 // BenchmarkHandlerLegacyEcho: a 2025-11-25 tools/call echo on a session
 // through the Handler, no sockets.
 func BenchmarkHandlerLegacyEcho(b *testing.B) {
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+	for _, size := range benchSizes {
+		b.Run(size.name, func(b *testing.B) { benchLegacy(b, size.text) })
+	}
+}
+
+func benchLegacy(b *testing.B, text string) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`)
 	headers := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 	benchHandler(b, headers, body, func(h http.Handler) map[string]string {
 		init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`

@@ -116,3 +116,15 @@ func TestUnmarshalDecodedCopies(t *testing.T) {
 	assert.Equal(t, "value", st.Key)
 	assert.Equal(t, []string{"item"}, st.List)
 }
+
+func TestUnmarshalOwned(t *testing.T) {
+	var v struct {
+		Text string `json:"text"`
+	}
+	require.NoError(t, UnmarshalOwned([]byte(`{"text":"caf\u00e9 \u00e9"}`), &v))
+	assert.Equal(t, "café é", v.Text)
+	err := UnmarshalOwned([]byte("{\"text\":\"\xff\"}"), &v)
+	assert.Equal(t, "result: parse error: invalid UTF-8 in string at offset 9", Describe(err, "result"))
+	err = UnmarshalOwned([]byte(`{"text":5}`), &v)
+	assert.Equal(t, "result.text must be a string (got a number)", Describe(err, "result"))
+}

@@ -105,7 +105,8 @@ func decodeResult(kind uint32, raw []byte) (any, error) {
 	if firstByte(raw) != '{' {
 		return nil, errorf(EInvalid, "result must be a JSON object")
 	}
-	if err := jsonrpc.Unmarshal(raw, v); err != nil {
+	// raw is the library's own copy of the host's bytes (see input in capi).
+	if err := jsonrpc.UnmarshalOwned(raw, v); err != nil {
 		return nil, errorf(EInvalid, "%s", jsonrpc.Describe(err, "result"))
 	}
 	return v, nil

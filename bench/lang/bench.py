@@ -416,9 +416,15 @@ def main() -> int:
                                          for a in s.argv)} for s in servers],
         "notes": notes,
     }
+    lib = ROOT / "build" / "libpolymcp.so"
+    lib_stamp = lib.stat().st_mtime if lib.exists() else 0.0
+    meta["libpolymcp.so built"] = dt.datetime.fromtimestamp(lib_stamp, dt.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ") if lib_stamp else "missing"
     best, every = run_load(servers, load_transports, conc, payloads, args, driver)
     cold = run_cold(servers, cold_transports, args.cold) if args.cold > 0 else []
     meta["load average after"] = _loadavg()
+    if lib.exists() and lib.stat().st_mtime != lib_stamp:
+        notes.append("build/libpolymcp.so was rebuilt during the run: polymcp rows mix two builds")
     meta["took"] = f"{time.time() - started:.0f} s"
     tg = targets(args.lang, best, servers, load_transports, payloads)
     paths = write_report(args.lang, meta, best, every, cold, tg, servers, args.transports.split(","),

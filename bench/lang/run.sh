@@ -2,6 +2,7 @@
 # polymcp's Python and Node bindings against their languages' official SDKs.
 #
 #   bench/lang/run.sh python|node|all [bench.py flags...]
+#   bench/lang/run.sh profile python|node   where polymcp's time goes (profile.py)
 #
 # Sets up what it needs itself: libpolymcp (make build-capi) when missing,
 # the Node addon (make -C bindings/node build, incremental), a venv with the
@@ -23,10 +24,16 @@ NODE="${NODE:-node}"
 NPM="${NPM:-npm}"
 GO="${GO:-go}"
 
+profile=false
+if [ "$lang" = profile ]; then
+	profile=true
+	lang="${1:-}"
+	shift || true
+fi
 case "$lang" in
 python | node | all) ;;
 *)
-	echo "usage: $0 python|node|all [bench.py flags]" >&2
+	echo "usage: $0 python|node|all [bench.py flags] | $0 profile python|node" >&2
 	exit 2
 	;;
 esac
@@ -81,6 +88,26 @@ node_deps() {
 need_capi
 driver
 cd "$bench"
+if $profile; then
+	# The bottleneck configuration (C=16) at both payloads, both handler kinds.
+	if [ "$lang" = python ] || [ "$lang" = all ]; then
+		venv
+		for h in sync async; do
+			for p in 16 65536; do
+				"$PYTHON" "$here/profile.py" python --python "$here/.venv/bin/python" --handler "$h" --payload "$p" "$@"
+			done
+		done
+	fi
+	if [ "$lang" = node ] || [ "$lang" = all ]; then
+		node_deps
+		for h in async sync; do
+			for p in 16 65536; do
+				"$PYTHON" "$here/profile.py" node --node "$NODE" --handler "$h" --payload "$p" "$@"
+			done
+		done
+	fi
+	exit 0
+fi
 if [ "$lang" = python ] || [ "$lang" = all ]; then
 	venv
 	"$here/.venv/bin/python" "$here/bench.py" python --python "$here/.venv/bin/python" "$@"

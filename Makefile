@@ -54,8 +54,9 @@ conformance: build ## the official conformance runner against polymcp everything
 	conformance/run.sh r2025-11-25 --requirements 2025-11-25
 	conformance/run.sh r2026-07-28 --requirements 2026-07-28
 
-bench: build ## benchmarks against the peer SDKs; reports go to bench/results/
-	cd bench && $(GO) run ./cmd/mcpbench suite -polymcp "../$(BIN) everything"
+bench: build ## benchmarks against the peer SDKs (Go stdio, HTTP, C ABI; Python; Node); reports go to bench/results/
+	cd bench && $(GO) run ./cmd/mcpbench suite -transport all -polymcp "../$(BIN) everything" -capi "../$(BUILD)/examples/c/echo_server"
+	bench/lang/run.sh all
 
 include mk/capi.mk
 include mk/python.mk

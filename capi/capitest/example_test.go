@@ -45,6 +45,9 @@ func TestExampleStdio(t *testing.T) {
 				`{"name":"sleep","description":"Waits ms milliseconds, then returns \"slept\"","inputSchema":{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}}]}}`},
 		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"héllo \"q\" \\ \u2028"}}}`,
 			`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"héllo \"q\" \\ \u2028"}]}}`},
+		// Escaped quotes after runs of backslashes, text not the last member.
+		{`{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"arguments":{"text":"a\"b\\\"c\\","x":"\\"},"name":"echo"}}`,
+			`{"jsonrpc":"2.0","id":31,"result":{"content":[{"type":"text","text":"a\"b\\\"c\\"}]}}`},
 		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
 			`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"missing required argument \"text\""}],"isError":true}}`},
 		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":20}}}`,

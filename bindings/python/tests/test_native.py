@@ -243,3 +243,24 @@ def test_interpreter_exit_closes_servers_and_waits_for_on_closed(lib: _native.Li
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == b"closed"
+
+
+def test_a_strict_tool_gets_unknown_arguments_refused_by_the_core() -> None:
+    server = polymcp.Server("strict")
+    seen: list[str] = []
+
+    @server.tool(strict=True)
+    def echo(text: str) -> str:
+        seen.append(text)
+        return text
+
+    peer, session = connect(server)
+    try:
+        session.dispatch(call(1, "echo", {"text": "x", "extra": 1}))
+        assert peer.answer(1) == {"jsonrpc": "2.0", "id": 1, "result": {"content": [{
+            "type": "text", "text": 'unexpected argument "extra" (additionalProperties)'}],
+            "isError": True}}
+        assert seen == []  # refused before the handler
+    finally:
+        session.close()
+        server.close()

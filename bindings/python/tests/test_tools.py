@@ -279,3 +279,25 @@ def test_context_parameter_reports_progress_and_logs() -> None:
     assert result == text("2025-06-18 t1")
     assert port.sent == [("progress", (1.0, 2.0, "step 1")), ("progress", (2.0, 2.0, "step 2")),
                          ("log", ("info", {"done": 2}, "work"))]
+
+
+def test_strict_refuses_undeclared_arguments_in_the_schema() -> None:
+    def add(a: int, b: int = 1) -> int:
+        return a + b
+
+    entry = ToolEntry(add, strict=True)
+    assert entry.definition()["inputSchema"] == {
+        "type": "object", "properties": {"a": {"type": "integer"},
+                                         "b": {"type": "integer", "default": 1}},
+        "required": ["a"], "additionalProperties": False}
+    assert "additionalProperties" not in ToolEntry(add).definition()["inputSchema"]
+
+
+def test_strict_takes_no_kwargs_nor_a_given_schema() -> None:
+    def loose(**kwargs: Any) -> str:
+        return ""
+
+    with pytest.raises(TypeError, match="strict=True"):
+        ToolEntry(loose, strict=True)
+    with pytest.raises(TypeError, match="strict=True"):
+        ToolEntry(lambda: "", strict=True, input_schema={"type": "object"})

@@ -140,15 +140,21 @@ class ToolEntry(Entry):
     def __init__(self, fn: Handler, *, name: str | None = None, title: str | None = None,
                  description: str | None = None, annotations: dict[str, Any] | None = None,
                  meta: dict[str, Any] | None = None,
-                 input_schema: dict[str, Any] | None = None) -> None:
+                 input_schema: dict[str, Any] | None = None, strict: bool = False) -> None:
         self.fn = fn
         self.is_async = is_async(fn)
         self.key = name or fn.__name__
         self.signature = Signature(fn)
         self.plan = output_plan(self.signature.returns, self.signature.has_return)
+        schema = input_schema or self.signature.input_schema()
+        if strict:
+            if input_schema is not None or self.signature.extra:
+                raise TypeError(f"tool {self.key!r}: strict=True takes neither input_schema "
+                                "nor **kwargs (they decide the arguments themselves)")
+            schema = {**schema, "additionalProperties": False}
         self._def = _omit_empty({
             "name": self.key, "title": title, "description": _doc(fn, description),
-            "inputSchema": input_schema or self.signature.input_schema(),
+            "inputSchema": schema,
             "outputSchema": self.plan.schema,
             "annotations": annotations or None, "_meta": meta or None,
         })

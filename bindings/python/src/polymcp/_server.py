@@ -67,24 +67,30 @@ class Server:
     def tool(self, name: str | None = None, *, title: str | None = None,
              description: str | None = None, annotations: dict[str, Any] | None = None,
              meta: dict[str, Any] | None = None,
-             input_schema: dict[str, Any] | None = None) -> Callable[[F], F]: ...
+             input_schema: dict[str, Any] | None = None,
+             strict: bool = False) -> Callable[[F], F]: ...
 
     def tool(self, name: str | F | None = None, *, title: str | None = None,
              description: str | None = None, annotations: dict[str, Any] | None = None,
              meta: dict[str, Any] | None = None,
-             input_schema: dict[str, Any] | None = None) -> F | Callable[[F], F]:
+             input_schema: dict[str, Any] | None = None,
+             strict: bool = False) -> F | Callable[[F], F]:
         """Registers a tool: its name is the function's (or ``name``), its
         description the docstring, its inputSchema inferred from the
         parameters' hints (or ``input_schema``, sent as given: the
         arguments then reach the handler's parameters or ``**kwargs`` by
-        name) and its outputSchema from the return hint."""
+        name) and its outputSchema from the return hint. ``strict=True``
+        refuses arguments the function does not declare: the inputSchema
+        says ``additionalProperties: false`` and the core answers an unknown
+        argument with an isError result before the handler runs."""
         if callable(name):
             self.add_tool(name)
             return name
 
         def register(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description,
-                          annotations=annotations, meta=meta, input_schema=input_schema)
+                          annotations=annotations, meta=meta, input_schema=input_schema,
+                          strict=strict)
             return fn
 
         return register
@@ -93,9 +99,11 @@ class Server:
                  title: str | None = None, description: str | None = None,
                  annotations: dict[str, Any] | None = None,
                  meta: dict[str, Any] | None = None,
-                 input_schema: dict[str, Any] | None = None) -> ToolEntry:
+                 input_schema: dict[str, Any] | None = None,
+                 strict: bool = False) -> ToolEntry:
         entry = ToolEntry(fn, name=name, title=title, description=description,
-                          annotations=annotations, meta=meta, input_schema=input_schema)
+                          annotations=annotations, meta=meta, input_schema=input_schema,
+                          strict=strict)
         self.registry.add(entry)
         return entry
 

@@ -56,18 +56,20 @@ def build() -> polymcp.Server:
     _tools(server)
     _notifying_tools(server)
     _catalogue_tools(server)
+    _schema_tool(server)
     _resources(server)
     _prompts(server)
     return server
 
 
 def _tools(server: polymcp.Server) -> None:
-    @server.tool()
+    # strict: unknown arguments are refused, as by the Go fixture.
+    @server.tool(strict=True)
     def echo(text: Annotated[str, "the text to return"]) -> str:
         """Returns its text argument as one text item"""
         return text
 
-    @server.tool()
+    @server.tool(strict=True)
     async def sleep(ms: Annotated[int, "how long to sleep, in milliseconds"], ctx: Context) -> str:
         """Waits ms milliseconds, reporting progress when asked, then returns "slept\""""
         if ms < 0:
@@ -112,11 +114,6 @@ def _tools(server: polymcp.Server) -> None:
     def test_error_handling() -> str:
         """Tests error response handling"""
         raise polymcp.ToolError("This tool intentionally returns an error for testing")
-
-    @server.tool(input_schema=SCHEMA_2020_12, description=(
-        "Takes input described by a JSON Schema 2020-12 document that must come back unchanged"))
-    def json_schema_2020_12_tool(**arguments: Any) -> str:
-        return "Received: " + json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
 
 
 async def _steps(send: Any, n: int, done: str) -> str:
@@ -179,6 +176,13 @@ def _catalogue_tools(server: polymcp.Server) -> None:
         server.prompt(name, description="A prompt added at run time")(
             lambda: "dynamic prompt " + name)
         return "Added prompt " + name
+
+
+def _schema_tool(server: polymcp.Server) -> None:
+    @server.tool(input_schema=SCHEMA_2020_12, description=(
+        "Takes input described by a JSON Schema 2020-12 document that must come back unchanged"))
+    def json_schema_2020_12_tool(**arguments: Any) -> str:
+        return "Received: " + json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
 
 
 def _resources(server: polymcp.Server) -> None:

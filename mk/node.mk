@@ -1,7 +1,22 @@
 # The Node binding (bindings/node, package polymcp); its own Makefile does
-# the work. Included by the top-level Makefile.
+# the package work. Included by the top-level Makefile, which defines GO,
+# BUILD, BIN and the C ABI targets.
 
-.PHONY: test-node
+NODE_PKG_VERSION := $(shell node -p 'require("./bindings/node/package.json").version' 2>/dev/null)
+NODE_TARBALL     := $(abspath $(BUILD))/polymcp-$(NODE_PKG_VERSION).tgz
+# The Node fixture, for the stdio rule suite and the conformance runner.
+NODE_FIXTURE     := node $(CURDIR)/bindings/node/examples/everything.mjs
 
-test-node: build-capi ## Node binding: the addon, tsc, node --test
-	$(MAKE) -C bindings/node test
+BUILD_PARTS += build-node
+
+.PHONY: build-node test-node
+
+build-node: build-capi ## Node package: the addon, dist/ and build/polymcp-<version>.tgz (npm pack)
+	$(MAKE) -C bindings/node pack
+
+# build/polymcp is the Go fixture the Node tests compare catalogues with.
+test-node: build-node $(BIN) ## Node binding: node --test (API, stdio, HTTP, SDK interop, the tarball), the stdio rule suite and the conformance runs against the Node fixture
+	POLYMCP_TARBALL=$(NODE_TARBALL) $(MAKE) -C bindings/node test
+	$(GO) test -count=1 ./examples/everything -run 'TestWire/.*/.*/stdio' -fixture '$(NODE_FIXTURE)'
+	POLYMCP_SERVER='$(NODE_FIXTURE)' conformance/run.sh node-r2025-11-25 --requirements 2025-11-25
+	POLYMCP_SERVER='$(NODE_FIXTURE)' conformance/run.sh node-r2026-07-28 --requirements 2026-07-28

@@ -57,6 +57,15 @@ type ServerOptions struct {
 	Limits jsonrpc.Limits
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
+	// InputStateKey signs 2026-07-28 requestState values (HMAC-SHA256);
+	// empty means a random key per server. Share one key (32+ random
+	// bytes) between replicas behind a load balancer.
+	InputStateKey []byte
+	// InputStateTTL is how long a requestState stays valid (default 10 min).
+	InputStateTTL time.Duration
+	// MaxClientRequests bounds the server-to-client requests (sampling,
+	// elicitation, roots) awaiting an answer per legacy session (default 64).
+	MaxClientRequests int
 }
 
 // CachePolicy is a ttlMs/cacheScope pair.
@@ -105,7 +114,8 @@ func newServer(impl *Implementation, opts *ServerOptions) (*Server, error) {
 	}
 	s.rt, err = dispatch.New(dispatch.Config{Server: info, Instructions: opts.Instructions,
 		Router: s.router, Executor: exec, Registry: reg, Limits: opts.Limits,
-		ListCache: opts.ListCache, ReadCache: opts.ReadCache, Logger: opts.Logger})
+		ListCache: opts.ListCache, ReadCache: opts.ReadCache, Logger: opts.Logger,
+		InputStateKey: opts.InputStateKey, InputStateTTL: opts.InputStateTTL, MaxClientRequests: opts.MaxClientRequests})
 	if err != nil {
 		return nil, err
 	}

@@ -30,8 +30,37 @@ type (
 	Role               = spec.Role
 
 	// Request is what every handler gets besides its arguments: the
-	// revision, the request's _meta, the client, and Progress/Log.
+	// revision, the request's _meta, the client, Progress/Log, and
+	// Input/Elicit/Sample/Roots to ask the client for input.
 	Request = router.Request
+
+	// Input from the client (see router.Inputter): on 2025-11-25 and
+	// earlier a server-to-client request during the call, on 2026-07-28 an
+	// input_required result and the client's retry.
+	InputRequest           = router.InputRequest
+	ElicitParams           = spec.ElicitParams
+	ElicitResult           = spec.ElicitResult
+	CreateMessageParams    = spec.CreateMessageParams
+	CreateMessageResult    = spec.CreateMessageResult
+	SamplingMessage        = spec.SamplingMessage
+	ModelPreferences       = spec.ModelPreferences
+	ModelHint              = spec.ModelHint
+	Root                   = spec.Root
+	ListRootsResult        = spec.ListRootsResult
+	MissingCapabilityError = router.MissingCapabilityError
+	ClientError            = router.ClientError
+)
+
+// Input helpers.
+var (
+	Elicitation = router.Elicitation
+	Sampling    = router.Sampling
+	ListRoots   = router.ListRoots
+	TextMessage = spec.TextMessage
+	// ErrInputRequired is what Input returns on 2026-07-28 until the client
+	// has answered; return it from the handler.
+	ErrInputRequired = router.ErrInputRequired
+	IsInputRequired  = router.IsInputRequired
 )
 
 // Content constructors.

@@ -34,6 +34,8 @@ type call struct {
 
 	// onEnd, when set, runs once the call is answered or abandoned.
 	onEnd func()
+	// in asks the client for input (methods that may, see input.go).
+	in inputs
 
 	mu        sync.Mutex
 	done      bool
@@ -46,6 +48,10 @@ func (s *Session) newCall(msg jsonrpc.Message, adm admission, reply transport.Si
 	c := &call{s: s, id: msg.ID, method: msg.Method, params: msg.Params, adm: adm, reply: reply}
 	c.req = router.Request{Method: msg.Method, Revision: adm.dialect.Revision(),
 		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, RawMeta: adm.rawMeta}
+	if m, ok := adm.dialect.Catalogue().Lookup(msg.Method); ok && m.InputRequired {
+		c.in = inputs{c: c, modern: adm.dialect.Era() == protocol.Modern}
+		c.req.Inputs = &c.in
+	}
 	return c
 }
 

@@ -150,7 +150,10 @@ func callTool(ctx context.Context, c *call) (spec.Result, error) {
 	if p.Name == "" {
 		return nil, invalidParams("tools/call needs params.name")
 	}
-	return rpcResult(c.s.rt.cfg.Router.CallTool(ctx, &c.req, &p))
+	if err := c.prepareInputs(); err != nil {
+		return nil, err
+	}
+	return c.inputOutcome(rpcResult(c.s.rt.cfg.Router.CallTool(ctx, &c.req, &p)))
 }
 
 func readResource(ctx context.Context, c *call) (spec.Result, error) {
@@ -161,9 +164,12 @@ func readResource(ctx context.Context, c *call) (spec.Result, error) {
 	if p.URI == "" {
 		return nil, invalidParams("resources/read needs params.uri")
 	}
+	if err := c.prepareInputs(); err != nil {
+		return nil, err
+	}
 	res, err := c.s.rt.cfg.Router.ReadResource(ctx, &c.req, p.URI)
 	if err != nil {
-		return nil, err
+		return c.inputOutcome(nil, err)
 	}
 	return res, nil
 }
@@ -190,7 +196,10 @@ func getPrompt(ctx context.Context, c *call) (spec.Result, error) {
 	if p.Name == "" {
 		return nil, invalidParams("prompts/get needs params.name")
 	}
-	return rpcResult(c.s.rt.cfg.Router.GetPrompt(ctx, &c.req, &p))
+	if err := c.prepareInputs(); err != nil {
+		return nil, err
+	}
+	return c.inputOutcome(rpcResult(c.s.rt.cfg.Router.GetPrompt(ctx, &c.req, &p)))
 }
 
 func complete(ctx context.Context, c *call) (spec.Result, error) {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/polymcp/polymcp/core/executor"
 	"github.com/polymcp/polymcp/core/jsonrpc"
@@ -41,6 +42,18 @@ type Config struct {
 	// Logger receives diagnostics (handler panics, dropped messages); nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// InputStateKey signs the requestState of 2026-07-28 input_required
+	// results (HMAC-SHA256). Empty means a random key per Runtime, so a
+	// state only comes back to the process that issued it; servers behind
+	// a load balancer share one key of at least 32 random bytes.
+	InputStateKey []byte
+	// InputStateTTL is how long a requestState stays valid (default
+	// DefaultInputStateTTL).
+	InputStateTTL time.Duration
+	// MaxClientRequests bounds the server-to-client requests awaiting an
+	// answer on one legacy session (default DefaultMaxClientRequests);
+	// past it Input fails with ErrTooManyClientRequests.
+	MaxClientRequests int
 }
 
 // Runtime is the immutable core of a server plus the set of live legacy
@@ -50,6 +63,11 @@ type Runtime struct {
 	registry *protocol.Registry
 	log      *slog.Logger
 	methods  map[string]method
+
+	stateKey          []byte
+	stateTTL          time.Duration
+	now               func() time.Time
+	maxClientRequests int
 
 	mu        sync.Mutex
 	sessions  map[*Session]struct{}
@@ -73,6 +91,14 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	if rt.log == nil {
 		rt.log = slog.Default()
+	}
+	rt.stateKey, rt.stateTTL, rt.now = newStateKey(cfg.InputStateKey), cfg.InputStateTTL, time.Now
+	if rt.stateTTL <= 0 {
+		rt.stateTTL = DefaultInputStateTTL
+	}
+	rt.maxClientRequests = cfg.MaxClientRequests
+	if rt.maxClientRequests <= 0 {
+		rt.maxClientRequests = DefaultMaxClientRequests
 	}
 	rt.methods = methodTable()
 	if err := rt.checkTable(); err != nil {

@@ -33,6 +33,10 @@ type Session struct {
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]*call
 	subs     map[string]struct{}
+	// outbound are the server-to-client requests awaiting the client's
+	// response, by the id the session gave them (outbound.go).
+	outbound map[jsonrpc.ID]*outbound
+	nextOut  uint64
 
 	// sendMu makes Close a barrier: sends hold it shared, Close exclusively.
 	sendMu sync.RWMutex
@@ -75,8 +79,11 @@ func (s *Session) handle(ctx context.Context, msg jsonrpc.Message, err *jsonrpc.
 	case jsonrpc.KindNotification:
 		s.notification(msg)
 	default:
-		// Responses to server-to-client requests: none are outstanding in
-		// this revision set's server role yet, so they are dropped.
+		// A response to one of this session's server-to-client requests
+		// completes it; any other response is dropped.
+		if !s.resolve(msg) {
+			s.rt.log.Debug("polymcp: dropped a response to no request of ours", "transport", s.info.Name, "id", msg.ID.String())
+		}
 	}
 }
 
@@ -145,6 +152,7 @@ func (s *Session) Close() {
 	for _, c := range calls {
 		c.abandon(errSessionClosed)
 	}
+	s.failOutbound()
 }
 
 func (s *Session) isClosed() bool {

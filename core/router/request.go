@@ -21,6 +21,9 @@ type Request struct {
 	// Notifier sends progress and log notifications for this request. The
 	// dispatcher always sets it; it is nil only in Requests built by hand.
 	Notifier Notifier
+	// Inputs asks the client for input (Input, Elicit, Sample, Roots). The
+	// dispatcher sets it for tools/call, prompts/get and resources/read.
+	Inputs Inputter
 }
 
 // Notifier is implemented by the dispatcher. It enforces the protocol's

@@ -34,6 +34,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	addTools(s)
 	addResources(s)
 	addPrompts(s)
+	addInteractiveTools(s) // last: the older catalogue keeps its order
 	return s
 }
 

@@ -130,15 +130,15 @@ func (c *call) prepareInputs() error {
 	if !in.modern {
 		return nil
 	}
-	digest, err := paramsDigest(c.params)
-	if err != nil {
-		return invalidParams("invalid params for %s", c.method)
-	}
-	in.digest = digest
 	if st, present, err := jsonrpc.StringMember(c.params, spec.ParamRequestState); err != nil {
 		return invalidParams("params.requestState must be a string")
 	} else if present {
-		p, err := c.s.rt.openState(st, c.method, digest)
+		// The digest is computed only when a state is checked or issued:
+		// most calls never need it.
+		if err := in.computeDigest(); err != nil {
+			return err
+		}
+		p, err := c.s.rt.openState(st, c.method, in.digest)
 		if err != nil {
 			return invalidParams("params.requestState is invalid: %s", err)
 		}
@@ -167,6 +167,18 @@ func (c *call) prepareInputs() error {
 	return nil
 }
 
+func (in *inputs) computeDigest() error {
+	if in.digest != "" {
+		return nil
+	}
+	d, err := paramsDigest(in.c.params)
+	if err != nil {
+		return invalidParams("invalid params for %s", in.c.method)
+	}
+	in.digest = d
+	return nil
+}
+
 // inputOutcome turns a handler's ErrInputRequired into the
 // InputRequiredResult of this round (2026-07-28). Anything else passes.
 func (c *call) inputOutcome(res spec.Result, err error) (spec.Result, error) {
@@ -178,6 +190,9 @@ func (c *call) inputOutcome(res spec.Result, err error) (spec.Result, error) {
 	defer in.mu.Unlock()
 	if len(in.pending) == 0 {
 		return nil, err
+	}
+	if derr := in.computeDigest(); derr != nil {
+		return nil, derr
 	}
 	st, serr := c.s.rt.sealState(&statePayload{Method: c.method, Digest: in.digest,
 		Expires: c.s.rt.now().Add(c.s.rt.stateTTL).UnixMilli(), Answers: in.used, State: in.state})

@@ -144,6 +144,11 @@ func (v *Validator) checkResult(obj map[string]any) error {
 	if !ok {
 		return fmt.Errorf("a result for %q, which revision %s does not define as a request", method, v.rev.revision)
 	}
+	// A multi round-trip request may be answered with an InputRequiredResult
+	// instead of its own result type (2026-07-28).
+	if res, _ := obj["result"].(map[string]any); res["resultType"] == "input_required" && v.rev.has("InputRequiredResult") {
+		def = "InputRequiredResult"
+	}
 	if err := v.rev.check(def, obj["result"]); err != nil {
 		return fmt.Errorf("result of %s: %w", method, err)
 	}

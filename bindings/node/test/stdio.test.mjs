@@ -1,7 +1,7 @@
 // End to end over stdio: the everything example in a child process, driven
 // with literal JSON lines.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -85,7 +85,7 @@ describe("everything over stdio", () => {
     assert.deepEqual(await c.end(), { code: 0, signal: null });
   });
 
-  it("serves the same catalogue as the Go fixture", async () => {
+  it("serves the same catalogue as the Go fixture, but for the pending interactive tools", async () => {
     const goBinary = fileURLToPath(new URL("../../../build/polymcp", import.meta.url));
     assert.ok(existsSync(goBinary), "build/polymcp is not built (make build, or make test-node, builds it)");
     const lists = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"];
@@ -96,6 +96,19 @@ describe("everything over stdio", () => {
       return got;
     };
     const [node, go] = await Promise.all([catalogue(new StdioClient(EVERYTHING)), catalogue(new StdioClient(goBinary, ["everything"]))]);
+    // The Go fixture's interactive tools and prompts need the input API the
+    // C ABI lacks (test/pending/interactive.json): each must be there in Go's
+    // catalogue and missing from Node's; everything else is identical.
+    const pending = JSON.parse(readFileSync(new URL("./pending/interactive.json", import.meta.url), "utf8"));
+    for (const [i, key, names] of [[0, "tools", pending.tools], [3, "prompts", pending.prompts]]) {
+      const goNames = go[i].result[key].map((x) => x.name);
+      const nodeNames = node[i].result[key].map((x) => x.name);
+      for (const name of names) {
+        assert.ok(goNames.includes(name), `${name} is listed as pending but the Go fixture has no such ${key}`);
+        assert.ok(!nodeNames.includes(name), `${name} is listed as pending but the Node fixture has it: remove it from interactive.json`);
+      }
+      go[i].result[key] = go[i].result[key].filter((x) => !names.includes(x.name));
+    }
     assert.deepEqual(node, go);
   });
 });

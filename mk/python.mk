@@ -30,12 +30,11 @@ PY_FIXTURE  := python3 -m polymcp.everything
 # Left out: the wire transcripts that list that catalogue (tools_list,
 # pagination and prompts at every revision, jsonrpc at 2026-07-28) or call
 # it (client_requests*); jsonrpc runs at the other revisions. The
-# conformance runs use the baseline of
-# bindings/python/tests/conformance-expected-failures.yml (the interactive
-# scenarios). Remove both once the ABI carries input-required outcomes.
+# conformance runs use the bindings' baseline,
+# conformance/expected-failures-bindings.yml (the interactive scenarios). Remove both once the ABI carries input-required outcomes.
 PY_WIRE_GAPS := TestWire/.*/(tools_list|pagination|prompts|jsonrpc|client_requests.*)/stdio
 PY_WIRE_JSONRPC := TestWire/(2024-11-05|2025-03-26|2025-06-18|2025-11-25)/jsonrpc/stdio
-PY_CONF_BASE  = $(abspath $(PY_DIR)/tests/conformance-expected-failures.yml)
+PY_CONF_BASE  = $(abspath conformance/expected-failures-bindings.yml)
 
 .PHONY: build-python test-python python-venv
 
@@ -61,7 +60,7 @@ test-python: build-capi build-python $(PY_STAMP) ## Python binding: pytest (unit
 		-run 'TestWire/.*/.*/stdio' -skip '$(PY_WIRE_GAPS)' -fixture '$(PY_FIXTURE)'
 	PYTHONPATH=$(PY_SRC) $(GO) test -count=1 ./examples/everything \
 		-run '$(PY_WIRE_JSONRPC)' -fixture '$(PY_FIXTURE)'
-	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' conformance/run.sh py-r2025-11-25 \
-		--requirements 2025-11-25 --expected-failures $(PY_CONF_BASE)
-	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' conformance/run.sh py-r2026-07-28 \
-		--requirements 2026-07-28 --expected-failures $(PY_CONF_BASE)
+	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' POLYMCP_EXPECTED=$(PY_CONF_BASE) \
+		conformance/run.sh py-r2025-11-25 --requirements 2025-11-25
+	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' POLYMCP_EXPECTED=$(PY_CONF_BASE) \
+		conformance/run.sh py-r2026-07-28 --requirements 2026-07-28

@@ -51,25 +51,30 @@ class Server:
 #: What each transport key means, for the report.
 TRANSPORT_LEGEND = {
     "stdio": "newline-delimited JSON-RPC over the child's stdin/stdout",
-    "http-session": "Streamable HTTP, 2025-06-18 client: initialize, then Mcp-Session-Id on every POST. "
+    "http-session": "Streamable HTTP, the driver's session-shape client (`mcpbench http`: initialize asking "
+                    "for 2025-11-25, then Mcp-Session-Id on every POST when the server mints one). "
                     "Peers run their defaults (stateful, each answer an SSE stream); polymcp runs its one "
                     "endpoint (it mints a session and answers with JSON bodies)",
     "http-stateless": "Streamable HTTP, same client, peers started stateless with JSON answers "
                       "(`stateless_http=True, json_response=True` / `sessionIdGenerator: undefined, "
                       "enableJsonResponse: true`, a fresh server per request as the SDK's example does); "
                       "polymcp has no separate mode for this",
-    "http-modern": "Streamable HTTP, 2026-07-28: no initialize, each POST carries its _meta "
-                   "(the driver's http-modern); polymcp only",
+    "http-modern": "Streamable HTTP, 2026-07-28 (`mcpbench http-modern`): no initialize, each POST carries "
+                   "its _meta. The Python peers serve it (mcp 2.3.0; started with stateless_http + "
+                   "json_response, their faster setting); the TS SDK 1.32.2 does not",
 }
 
 
 def python_servers(py: str) -> list[Server]:
     d = str(BENCH / "servers" / "python")
+    modern = ("stdio", "http-session", "http-stateless", "http-modern")
+    flags = {"http-session": [], "http-stateless": ["--stateless", "--json"],
+             "http-modern": ["--stateless", "--json"]}
     return [
         Server("polymcp-sync", [py, f"{d}/polymcp_echo.py", "--handler", "sync"], polymcp=True, transports=POLYMCP_TRANSPORTS),
         Server("polymcp-async", [py, f"{d}/polymcp_echo.py", "--handler", "async"], polymcp=True, transports=POLYMCP_TRANSPORTS),
-        Server("mcp-sdk", [py, f"{d}/sdk_echo.py"]),
-        Server("fastmcp", [py, f"{d}/fastmcp_echo.py"]),
+        Server("mcp-sdk", [py, f"{d}/sdk_echo.py"], transports=modern, http_flags=flags),
+        Server("fastmcp", [py, f"{d}/fastmcp_echo.py"], transports=modern, http_flags=flags),
     ]
 
 
@@ -342,8 +347,9 @@ def write_report(lang: str, meta: dict[str, Any], best: list[dict[str, Any]], ev
             continue
         md += load_table(best, servers, g, transports, conc, payloads)
     md += ["", "## Cold start (median)", "",
-           "Spawn → the HTTP endpoint's URL on stderr (HTTP) → `initialize` answered → the first "
-           "`tools/call` answered; the median of the runs, after one unmeasured run.", ""]
+           "Spawn → (HTTP) the port given accepts a connection (\"listening\") → `initialize` answered → the "
+           "first `tools/call` answered, over stdio or the session-shape HTTP client; RSS right after; "
+           "the median of the runs, after one unmeasured run.", ""]
     md += cold_table(cold)
     stem.with_suffix(".md").write_text("\n".join(md) + "\n")
     return [stem.with_suffix(".md"), stem.with_suffix(".json")]

@@ -89,7 +89,11 @@ need_capi
 driver
 cd "$bench"
 if $profile; then
-	# The bottleneck configuration (C=16) at both payloads, both handler kinds.
+	# The bottleneck configuration (C=16) at both payloads, both handler
+	# kinds; profile.py appends to today's <lang>.profile.md, started afresh.
+	for l in python node; do
+		if [ "$lang" = "$l" ] || [ "$lang" = all ]; then rm -f "$bench/results/$(date -u +%F)-$l.profile.md"; fi
+	done
 	if [ "$lang" = python ] || [ "$lang" = all ]; then
 		venv
 		for h in sync async; do

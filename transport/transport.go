@@ -18,6 +18,15 @@ type Sink interface {
 	Send(msg []byte) error
 }
 
+// Abandoner is implemented by a Sink that must learn when the request it
+// was given for will get no answer at all (the client cancelled it, the
+// session closed): a Streamable HTTP reply then ends its response instead
+// of holding it open for an answer that never comes. The dispatcher calls
+// Abandon at most once per request, and sends nothing more for it after.
+type Abandoner interface {
+	Abandon()
+}
+
 // SinkFunc adapts a function to Sink.
 type SinkFunc func(msg []byte) error
 

@@ -71,8 +71,11 @@ func (c *call) abandon(cause error) {
 	stop := c.stop
 	c.mu.Unlock()
 	if c.settle() {
-		if b, ok := c.reply.(*batchSink); ok {
-			b.skip()
+		switch r := c.reply.(type) {
+		case *batchSink:
+			r.skip()
+		case transport.Abandoner:
+			r.Abandon()
 		}
 	}
 	if stop != nil {

@@ -280,3 +280,41 @@ func TestLegacyDeleteMidCall(t *testing.T) {
 		t.Fatal("the call was not cancelled")
 	}
 }
+
+// TestLegacyCancelEndsPost holds a legacy POST whose request the client
+// cancels (notifications/cancelled in another POST) to ending at once
+// without an answer, whether its reply would have been JSON or an event
+// stream: before, it stayed open until the session ended.
+func TestLegacyCancelEndsPost(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		streamAfter time.Duration
+		ctype       string
+	}{
+		{"json reply", -1, "text/event-stream"},
+		{"stream already open", time.Millisecond, "text/event-stream"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			ts := f.serve(t, &streamhttp.Options{StreamAfter: tc.streamAfter})
+			url := ts.URL + "/mcp"
+			sid := initialize(t, url, "2025-11-25")
+			got := make(chan answer, 1)
+			go func() {
+				got <- send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", sid),
+					`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block"}}`)
+			}()
+			f.waitStarted(t, "block")
+			assert.Equal(t, 202, send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", sid),
+				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`).status)
+			select {
+			case a := <-got:
+				assert.Equal(t, 200, a.status, a.body)
+				assert.Equal(t, tc.ctype, a.header.Get("Content-Type"))
+				assert.NotContains(t, a.body, `"id":4`, "a cancelled request gets no answer")
+			case <-timeAfter():
+				t.Fatal("the POST of the cancelled request did not end")
+			}
+		})
+	}
+}

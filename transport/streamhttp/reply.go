@@ -66,6 +66,18 @@ func (r *reply) Send(msg []byte) error {
 	return nil
 }
 
+// Abandon implements transport.Abandoner: the request will get no answer,
+// so the reply is complete as it stands.
+func (r *reply) Abandon() {
+	r.mu.Lock()
+	r.final = true
+	if r.store != nil {
+		r.store.Close()
+	}
+	r.mu.Unlock()
+	r.poke()
+}
+
 func (r *reply) poke() {
 	select {
 	case r.wake <- struct{}{}:

@@ -61,6 +61,16 @@ func (w *writer) run(ctx context.Context) error {
 			return errSlowClient
 		case !w.sse && final && len(msgs) == 1:
 			return w.json(msgs[0])
+		case final && len(msgs) == 0:
+			// Abandoned (cancelled) before its answer: nothing is sent for
+			// the request, and the response ends: an empty event stream if
+			// none was open yet, resumable like any other on a session.
+			if !w.sse {
+				if store, start := w.begin(nil); store != nil {
+					return w.follow(ctx, store, start)
+				}
+			}
+			return nil
 		case len(msgs) > 0 || due && !w.sse:
 			if !w.sse {
 				if store, start := w.begin(msgs); store != nil {

@@ -42,6 +42,11 @@ type call struct {
 	stop      context.CancelCauseFunc
 	updates   int
 	lastValue float64
+	// asking counts the handler's questions to the client in flight; an
+	// abandoned call's reply is ended once it is zero (endReply).
+	asking     int
+	abandoned  bool
+	replyEnded bool
 }
 
 func (s *Session) newCall(msg jsonrpc.Message, adm admission, reply transport.Sink) *call {
@@ -71,15 +76,33 @@ func (c *call) abandon(cause error) {
 	stop := c.stop
 	c.mu.Unlock()
 	if c.settle() {
-		switch r := c.reply.(type) {
-		case *batchSink:
-			r.skip()
-		case transport.Abandoner:
-			r.Abandon()
+		if b, ok := c.reply.(*batchSink); ok {
+			b.skip()
+		} else {
+			c.mu.Lock()
+			c.abandoned = true
+			idle := c.asking == 0
+			c.mu.Unlock()
+			if idle {
+				c.endReply()
+			}
 		}
 	}
 	if stop != nil {
 		stop(cause)
+	}
+}
+
+// endReply tells a reply that wants to know (transport.Abandoner) that the
+// call gets no answer, once. With questions to the client pending, the last
+// one to end calls it, after sending their notifications/cancelled.
+func (c *call) endReply() {
+	c.mu.Lock()
+	ended := c.replyEnded
+	c.replyEnded = true
+	c.mu.Unlock()
+	if r, ok := c.reply.(transport.Abandoner); ok && !ended {
+		r.Abandon()
 	}
 }
 

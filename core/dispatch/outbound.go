@@ -48,6 +48,10 @@ func (c *call) ask(ctx context.Context, keys []string, reqs []spec.InputRequest)
 			return nil, err
 		}
 	}
+	c.mu.Lock()
+	c.asking++
+	c.mu.Unlock()
+	defer c.doneAsking()
 	s := c.s
 	ids := make([]jsonrpc.ID, len(reqs))
 	obs := make([]*outbound, len(reqs))
@@ -90,6 +94,17 @@ func (c *call) ask(ctx context.Context, keys []string, reqs []spec.InputRequest)
 		out[keys[i]] = o.result
 	}
 	return out, nil
+}
+
+// doneAsking ends one question to the client; see endReply.
+func (c *call) doneAsking() {
+	c.mu.Lock()
+	c.asking--
+	last := c.abandoned && c.asking == 0
+	c.mu.Unlock()
+	if last {
+		c.endReply()
+	}
 }
 
 // send writes a server-to-client message for the call unless it is over.

@@ -17,7 +17,8 @@ build-node: build-capi ## Node package: the addon, dist/ and build/polymcp-<vers
 # build/polymcp is the Go fixture the Node tests compare catalogues with.
 # The interactive features (elicitation, sampling, roots, input_required)
 # wait on an input API in the C ABI: bindings/node/test/pending lists the
-# wire transcripts and conformance scenarios they fail, and both checks
+# wire transcripts they fail, conformance/expected-failures-bindings.yml the
+# conformance scenarios, and both checks
 # fail when a listed one passes, so the lists only ever shrink.
 NODE_PENDING := bindings/node/test/pending
 
@@ -25,7 +26,7 @@ test-node: build-node $(BIN) ## Node binding: node --test (API, stdio, HTTP, SDK
 	POLYMCP_TARBALL=$(NODE_TARBALL) $(MAKE) -C bindings/node test
 	$(GO) test -json -count=1 ./examples/everything -run 'TestWire/.*/.*/stdio' -fixture '$(NODE_FIXTURE)' \
 		| node $(NODE_PENDING)/wire_verdict.mjs
-	POLYMCP_SERVER='$(NODE_FIXTURE)' conformance/run.sh node-r2025-11-25 --requirements 2025-11-25 \
-		--expected-failures $(CURDIR)/$(NODE_PENDING)/conformance-expected-failures.yml
-	POLYMCP_SERVER='$(NODE_FIXTURE)' conformance/run.sh node-r2026-07-28 --requirements 2026-07-28 \
-		--expected-failures $(CURDIR)/$(NODE_PENDING)/conformance-expected-failures.yml
+	POLYMCP_SERVER='$(NODE_FIXTURE)' POLYMCP_EXPECTED=$(CURDIR)/conformance/expected-failures-bindings.yml \
+		conformance/run.sh node-r2025-11-25 --requirements 2025-11-25
+	POLYMCP_SERVER='$(NODE_FIXTURE)' POLYMCP_EXPECTED=$(CURDIR)/conformance/expected-failures-bindings.yml \
+		conformance/run.sh node-r2026-07-28 --requirements 2026-07-28

@@ -44,6 +44,7 @@ test-fuzz: ## run each fuzz target briefly (FUZZTIME, default 5s)
 	@set -e; for target in \
 		./core/jsonrpc:FuzzDecode \
 		./core/jsonrpc:FuzzAppendASCII \
+		./core/jsonrpc:FuzzSkipValid \
 		./transport/stdio:FuzzFrame; do \
 		pkg=$${target%%:*}; fn=$${target##*:}; \
 		echo "fuzz $$pkg $$fn"; \

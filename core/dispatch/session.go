@@ -64,6 +64,21 @@ func (s *Session) Deliver(ctx context.Context, frame []byte, reply transport.Sin
 	s.handle(ctx, msg, err, reply)
 }
 
+// DeliverDecoded is Deliver for a frame the transport has already decoded
+// into msg under lim (to check it against HTTP headers, say), so that the
+// frame is not scanned twice. Under limits other than the session's own the
+// frame is decoded again.
+func (s *Session) DeliverDecoded(ctx context.Context, frame []byte, msg jsonrpc.Message, lim jsonrpc.Limits, reply transport.Sink) {
+	if lim != s.rt.cfg.Limits {
+		s.Deliver(ctx, frame, reply)
+		return
+	}
+	if s.isClosed() {
+		return
+	}
+	s.handle(ctx, msg, nil, reply)
+}
+
 // handle routes one decoded message (or its decoding error).
 func (s *Session) handle(ctx context.Context, msg jsonrpc.Message, err *jsonrpc.Error, reply transport.Sink) {
 	if err != nil {

@@ -128,3 +128,34 @@ func TestUnmarshalOwned(t *testing.T) {
 	err = UnmarshalOwned([]byte(`{"text":5}`), &v)
 	assert.Equal(t, "result.text must be a string (got a number)", Describe(err, "result"))
 }
+
+// TestSkipValid checks the unchecked skipper against the validating
+// scanner on values of every kind.
+func TestSkipValid(t *testing.T) {
+	for _, v := range []string{
+		`0`, `-1.5e3`, `true`, `null`, `""`, `"a\"b"`, `"a\\"`, `"a\\\"b\\"`, `"é\u00e9"`,
+		`{}`, `[]`, `{"a":[1,{"b":"}"}],"c":"]"}`, `[[[]],[{}],"x",-0]`, `{ "k" : [ 1 , 2 ] }`,
+	} {
+		for _, tail := range []string{"", ",", "}", " ,x"} {
+			data := []byte(v + tail)
+			assert.Equal(t, len(v), skipValid(data, 0), "%q", data)
+		}
+	}
+}
+
+func FuzzSkipValid(f *testing.F) {
+	for _, s := range []string{`{"a":"b\\\""}`, `[1,"x",{"y":[true,null]}]`, `"\\\\"`, `-12.5e+3`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if Valid(data, Limits{MaxDepth: 1 << 20, MaxNumberDigits: 1 << 20}) != nil {
+			return // only valid JSON is skipped
+		}
+		start, end := skipWS(data, 0), len(trimWS(data))+(len(data)-len(trimLeftWS(data)))
+		if got := skipValid(data, start); got != end {
+			t.Fatalf("skipValid(%q) = %d, the value ends at %d", data, got, end)
+		}
+	})
+}
+
+func trimLeftWS(b []byte) []byte { return b[skipWS(b, 0):] }

@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "bytes"
+
 // Reading single members out of raw JSON the envelope decoder kept, without
 // decoding the rest.
 
@@ -40,8 +42,8 @@ func Member(obj []byte, name string) ([]byte, bool) {
 			return nil, false
 		}
 		start := skipWS(obj, s.pos)
-		s.pos = start
-		if s.value(1) != nil {
+		s.pos = skipValid(obj, start)
+		if s.pos <= start {
 			return nil, false
 		}
 		if textIs(obj[key.start:key.end], key.esc, name) {
@@ -52,6 +54,76 @@ func Member(obj []byte, name string) ([]byte, bool) {
 			return nil, false
 		}
 		s.pos = i + 1
+	}
+}
+
+// skipValid returns the offset just past the JSON value at i of data, which
+// the scanner has already validated, or i when there is none. It checks
+// nothing: strings are crossed with bytes.IndexByte rather than byte by
+// byte, which made looking up a member after a 64 KiB argument a rescan as
+// costly as the first.
+func skipValid(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			end := skipValidString(data, i)
+			if end < 0 {
+				return i
+			}
+			i = end
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			i++
+		case ',', ':', ' ', '\t', '\r', '\n':
+			if depth == 0 {
+				return i
+			}
+			i++
+		default: // a number or a literal
+			i++
+		}
+		if depth == 0 && (i >= len(data) || !continues(data[i])) {
+			return i
+		}
+	}
+	return i
+}
+
+// continues reports whether c can go on the scalar being skipped.
+func continues(c byte) bool {
+	switch c {
+	case ',', '}', ']', ':', ' ', '\t', '\r', '\n', '"', '{', '[':
+		return false
+	}
+	return true
+}
+
+// skipValidString returns the offset after the validated string whose
+// opening quote is at i (-1 if it has no end): a quote ends it unless an
+// odd run of backslashes precedes it.
+func skipValidString(data []byte, i int) int {
+	start := i + 1
+	for p := start; ; {
+		q := bytes.IndexByte(data[p:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += p
+		run := 0
+		for q-run > start && data[q-1-run] == '\\' {
+			run++
+		}
+		if run%2 == 0 {
+			return q + 1
+		}
+		p = q + 1
 	}
 }
 

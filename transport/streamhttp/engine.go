@@ -115,6 +115,8 @@ const (
 type Prepared struct {
 	op          op
 	body        []byte
+	msg         jsonrpc.Message // body decoded, when decoded is set
+	decoded     bool
 	method      string // JSON-RPC method, for logs and stream tracking
 	dialect     protocol.Dialect
 	ls          *legacySession
@@ -158,7 +160,7 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared, out Output) error {
 	case opLegacyCall:
 		return e.execLegacyCall(ctx, p, out)
 	case opLegacyNotify:
-		p.ls.sess.Deliver(context.WithoutCancel(ctx), p.body, transport.SinkFunc(discard))
+		deliver(context.WithoutCancel(ctx), p.ls.sess, p, transport.SinkFunc(discard))
 		p.ls.touch()
 		return accepted().write(out)
 	case opLegacyGet:
@@ -291,4 +293,20 @@ func (e *Engine) unsupportedVersion(id jsonrpc.ID, requested string) *Response {
 		"unsupported protocol version %q", requested).
 		WithData(map[string]any{"supported": e.reg.Supported(), "requested": requested})
 	return errorResponse(http.StatusBadRequest, id, err)
+}
+
+// decodedDeliverer is implemented by the dispatcher's sessions: they take a
+// message Prepare already decoded, instead of scanning the body again (a
+// third of the CPU of a 64 KiB call was that second scan).
+type decodedDeliverer interface {
+	DeliverDecoded(ctx context.Context, frame []byte, msg jsonrpc.Message, lim jsonrpc.Limits, reply transport.Sink)
+}
+
+// deliver hands p's body to sess, decoded when Prepare decoded it.
+func deliver(ctx context.Context, sess transport.Session, p *Prepared, reply transport.Sink) {
+	if d, ok := sess.(decodedDeliverer); ok && p.decoded {
+		d.DeliverDecoded(ctx, p.body, p.msg, prepareLimits, reply)
+		return
+	}
+	sess.Deliver(ctx, p.body, reply)
 }

@@ -124,7 +124,7 @@ func (e *Engine) execInit(ctx context.Context, p *Prepared, out Output) error {
 	ls.sess = e.srv.NewSession(transport.Info{Name: transportName, Batches: true}, transport.SinkFunc(ls.out))
 	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
 	defer rep.leave()
-	ls.sess.Deliver(context.WithoutCancel(ctx), p.body, rep)
+	deliver(context.WithoutCancel(ctx), ls.sess, p, rep)
 	answer, err := waitAnswer(ctx, rep)
 	if err != nil {
 		ls.close()
@@ -172,7 +172,7 @@ func (e *Engine) execLegacyCall(ctx context.Context, p *Prepared, out Output) er
 	ls.begin()
 	defer ls.done()
 	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
-	ls.sess.Deliver(context.WithoutCancel(ctx), p.body, rep)
+	deliver(context.WithoutCancel(ctx), ls.sess, p, rep)
 	// The writer watches the Engine and the session itself; a context bound
 	// to both is made only if the reply becomes a resumable stream.
 	w := &writer{e: e, out: out, rep: rep, dialect: e.legacy, life: e.life.Done(), ls: ls,

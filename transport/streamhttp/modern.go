@@ -101,7 +101,7 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 		sess.Close()
 		e.streams.remove(sess)
 	}()
-	sess.Deliver(ctx, p.body, rep)
+	deliver(ctx, sess, p, rep)
 	// The writer watches the Engine's life itself: no context derived from
 	// both for each request.
 	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect, life: e.life.Done()}

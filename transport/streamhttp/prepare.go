@@ -66,15 +66,26 @@ func (e *Engine) preparePost(r *Request) (*Prepared, *Response) {
 		}
 		return e.prepareLegacyBatch(r, v)
 	}
-	msg, derr := jsonrpc.Decode(r.Body, jsonrpc.Limits{})
+	msg, derr := jsonrpc.Decode(r.Body, prepareLimits)
 	if derr != nil && derr.Code == jsonrpc.CodeParseError {
 		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID, derr)
 	}
+	var p *Prepared
+	var resp *Response
 	if e.era(v, msg.Params) == protocol.Modern {
-		return e.prepareModern(r, v, msg, derr)
+		p, resp = e.prepareModern(r, v, msg, derr)
+	} else {
+		p, resp = e.prepareLegacy(r, v, msg, derr)
 	}
-	return e.prepareLegacy(r, v, msg, derr)
+	if p != nil && derr == nil {
+		p.msg, p.decoded = msg, true
+	}
+	return p, resp
 }
+
+// prepareLimits are the limits Prepare decodes bodies under: the defaults,
+// like a session of a server that keeps them.
+var prepareLimits = jsonrpc.Limits{}
 
 // isArray reports whether a body is a JSON array (a batch).
 func isArray(body []byte) bool {

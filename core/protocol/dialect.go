@@ -71,6 +71,7 @@ func (d *legacy) Shape(r spec.Result, s Shaping) {
 	b := r.Base()
 	b.ResultType, b.TTLMs, b.CacheScope = "", nil, ""
 	downgradeContent(d.rev, r)
+	downgradeMetadata(d.rev, r)
 }
 
 func (d *legacy) ResourceNotFound(uri string) *jsonrpc.Error {

@@ -66,3 +66,70 @@ func downgradeBlock(rev string, c spec.Content) (spec.Content, bool) {
 	}
 	return c, false
 }
+
+// downgradeMetadata drops the members a revision predates from the results
+// that describe the server and its catalogue: the completions capability
+// (2025-03-26) and every title (2025-06-18) on serverInfo, tools,
+// resources, templates, prompts and prompt arguments. Older clients may
+// validate strictly; the name stays, which is all they show.
+func downgradeMetadata(rev string, r spec.Result) {
+	switch v := r.(type) {
+	case *spec.InitializeResult:
+		if rev < spec.Rev20250326 {
+			v.Capabilities.Completions = nil
+		}
+		if rev < spec.Rev20250618 {
+			v.ServerInfo.Title = ""
+		}
+	case *spec.ListToolsResult:
+		if rev < spec.Rev20250618 {
+			v.Tools = untitled(v.Tools, func(t *spec.Tool) *string { return &t.Title })
+		}
+	case *spec.ListResourcesResult:
+		if rev < spec.Rev20250618 {
+			v.Resources = untitled(v.Resources, func(r *spec.Resource) *string { return &r.Title })
+		}
+	case *spec.ListResourceTemplatesResult:
+		if rev < spec.Rev20250618 {
+			v.ResourceTemplates = untitled(v.ResourceTemplates, func(t *spec.ResourceTemplate) *string { return &t.Title })
+		}
+	case *spec.ListPromptsResult:
+		if rev < spec.Rev20250618 {
+			v.Prompts = untitledPrompts(v.Prompts)
+		}
+	}
+}
+
+// untitledPrompts is untitled for prompts and their arguments.
+func untitledPrompts(prompts []spec.Prompt) []spec.Prompt {
+	var out []spec.Prompt
+	for i, p := range prompts {
+		args := untitled(p.Arguments, func(a *spec.PromptArgument) *string { return &a.Title })
+		if p.Title == "" && (len(args) == 0 || &args[0] == &p.Arguments[0]) {
+			continue // nothing to clear in this one
+		}
+		if out == nil {
+			out = append([]spec.Prompt(nil), prompts...)
+		}
+		out[i].Title, out[i].Arguments = "", args
+	}
+	if out == nil {
+		return prompts
+	}
+	return out
+}
+
+// untitled returns items with every title cleared. It copies the slice
+// first when any title is set: the items belong to the catalogue.
+func untitled[T any](items []T, title func(*T) *string) []T {
+	for i := range items {
+		if *title(&items[i]) != "" {
+			out := append([]T(nil), items...)
+			for j := range out {
+				*title(&out[j]) = ""
+			}
+			return out
+		}
+	}
+	return items
+}

@@ -45,3 +45,40 @@ func TestDowngradePromptMessages(t *testing.T) {
 	assert.Equal(t, spec.ContentResource, r.Messages[0].Content.Type)
 	assert.Equal(t, spec.ContentAudio, msgs[0].Content.Type)
 }
+
+func TestDowngradeMetadata(t *testing.T) {
+	tools := []spec.Tool{{Name: "t", Title: "The T"}}
+	prompts := []spec.Prompt{{Name: "p", Title: "The P", Arguments: []spec.PromptArgument{{Name: "a", Title: "The A"}}}}
+	for _, tc := range []struct {
+		rev, tools, prompts, init string
+	}{
+		{spec.Rev20241105, `{"tools":[{"name":"t","inputSchema":null}]}`, `{"prompts":[{"name":"p","arguments":[{"name":"a"}]}]}`,
+			`{"protocolVersion":"2024-11-05","capabilities":{"logging":{}},"serverInfo":{"name":"s","version":"1"}}`},
+		{spec.Rev20250326, `{"tools":[{"name":"t","inputSchema":null}]}`, `{"prompts":[{"name":"p","arguments":[{"name":"a"}]}]}`,
+			`{"protocolVersion":"2025-03-26","capabilities":{"logging":{},"completions":{}},"serverInfo":{"name":"s","version":"1"}}`},
+		{spec.Rev20250618, `{"tools":[{"name":"t","title":"The T","inputSchema":null}]}`, `{"prompts":[{"name":"p","title":"The P","arguments":[{"name":"a","title":"The A"}]}]}`,
+			`{"protocolVersion":"2025-06-18","capabilities":{"logging":{},"completions":{}},"serverInfo":{"name":"s","title":"S","version":"1"}}`},
+	} {
+		t.Run(tc.rev, func(t *testing.T) {
+			reg, err := NewRegistry()
+			require.NoError(t, err)
+			d, _ := reg.Lookup(tc.rev)
+			shaped := func(r spec.Result) string {
+				d.Shape(r, Shaping{})
+				b, err := jsonrpc.Marshal(r)
+				require.NoError(t, err)
+				return string(b)
+			}
+			assert.JSONEq(t, tc.tools, shaped(&spec.ListToolsResult{Tools: tools}))
+			assert.JSONEq(t, tc.prompts, shaped(&spec.ListPromptsResult{Prompts: prompts}))
+			assert.JSONEq(t, tc.init, shaped(&spec.InitializeResult{ProtocolVersion: tc.rev,
+				Capabilities: spec.ServerCapabilities{Logging: &struct{}{}, Completions: &struct{}{}},
+				ServerInfo:   spec.Implementation{Name: "s", Title: "S", Version: "1"}}))
+			assert.Equal(t, "The T", tools[0].Title, "the catalogue is not modified")
+			assert.Equal(t, "The A", prompts[0].Arguments[0].Title, "the catalogue is not modified")
+			untitledPrompt := []spec.Prompt{{Name: "q", Arguments: []spec.PromptArgument{{Name: "b", Title: "The B"}}}}
+			shaped(&spec.ListPromptsResult{Prompts: untitledPrompt})
+			assert.Equal(t, "The B", untitledPrompt[0].Arguments[0].Title, "a prompt without a title is not modified either")
+		})
+	}
+}

@@ -56,7 +56,9 @@ def perf_section(args: argparse.Namespace, tmp: Path) -> list[str]:
     data = tmp / "perf.data"
     argv = server_argv(args)
     if args.lang == "node":
-        argv = [argv[0], "--perf-basic-prof", *argv[1:]]
+        # The JIT map goes to /tmp/perf-PID.map; the V8 log it turns on goes to tmp, not the cwd.
+        argv = [argv[0], "--perf-basic-prof", "--no-logfile-per-isolate", f"--logfile={tmp / 'v8.log'}",
+                *argv[1:]]
     # perf passes the child's stdin/stdout through, so the driver talks to the server.
     res = driver_run(args, ["perf", "record", "-q", "-F", "997", "-o", str(data), "--", *argv])
     out = []

@@ -3,7 +3,7 @@
 // and transports; this class keeps the catalogue's handlers and answers the
 // calls the core hands over, each exactly once.
 
-import { type CallPort, requestExtra } from "./context";
+import { type CallPort, Cancellation, requestExtra } from "./context";
 import { NativeError } from "./errors";
 import { DEFAULT_MAX_BODY_BYTES, ExchangeTable, type HttpHandler, type HttpOptions, createHttpHandler, httpOptionsJson } from "./http";
 import { EventType, type NativeBinding, type NativeServer, native } from "./native";
@@ -78,7 +78,7 @@ export class McpServer implements AsyncDisposable {
   readonly #native: NativeBinding;
   readonly #handle: NativeServer;
   readonly #entries = new Map<number, Entry>();
-  readonly #calls = new Map<bigint, AbortController>();
+  readonly #calls = new Map<bigint, Cancellation>();
   readonly #exchanges = new ExchangeTable();
   readonly #maxBodyBytes: number;
   readonly #onLog: (level: number, message: string) => void;
@@ -281,12 +281,12 @@ export class McpServer implements AsyncDisposable {
   };
 
   #startCall(call: bigint, kind: number, tag: number, payload: string | undefined): void {
-    const controller = new AbortController();
-    this.#calls.set(call, controller);
-    void this.#run(call, kind, this.#entries.get(tag), payload, controller.signal).finally(() => this.#calls.delete(call));
+    const cancellation = new Cancellation();
+    this.#calls.set(call, cancellation);
+    void this.#run(call, kind, this.#entries.get(tag), payload, cancellation).finally(() => this.#calls.delete(call));
   }
 
-  async #run(call: bigint, kind: number, entry: Entry | undefined, payload: string | undefined, signal: AbortSignal): Promise<void> {
+  async #run(call: bigint, kind: number, entry: Entry | undefined, payload: string | undefined, cancellation: Cancellation): Promise<void> {
     const n = this.#native;
     let json: string;
     try {
@@ -295,7 +295,7 @@ export class McpServer implements AsyncDisposable {
         progress: (body) => void n.callProgress(call, body),
         log: (body) => void n.callLog(call, body),
       };
-      const extra = requestExtra(signal, port, params);
+      const extra = requestExtra(cancellation, port, params);
       json = JSON.stringify(await answerFor(kind, entry, params, extra));
     } catch (err) {
       const failure = failureFor(kind, err);
@@ -314,8 +314,8 @@ export class McpServer implements AsyncDisposable {
       return;
     }
     this.#state = "closed";
-    for (const controller of this.#calls.values()) {
-      controller.abort();
+    for (const cancellation of this.#calls.values()) {
+      cancellation.abort();
     }
     this.#entries.clear();
     this.#exchanges.endAll();

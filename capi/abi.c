@@ -341,3 +341,25 @@ int polymcp_call_info(polymcp_call_t c, char **json, size_t *len) {
   OUTPUT(len);
   return pmcpgo_call_info(c, json, len);
 }
+
+int polymcp_call_input(polymcp_call_t c, const char *requests_json, size_t len, char **answers_json,
+                       size_t *answers_len) {
+  GUARD();
+  INPUT(requests_json, len);
+  OUTPUT(answers_json);
+  OUTPUT(answers_len);
+  return pmcpgo_call_input(c, (char *)requests_json, len, answers_json, answers_len);
+}
+
+int polymcp_call_input_state(polymcp_call_t c, char **state, size_t *len) {
+  GUARD();
+  OUTPUT(state);
+  OUTPUT(len);
+  return pmcpgo_call_input_state(c, state, len);
+}
+
+int polymcp_call_set_input_state(polymcp_call_t c, const char *state, size_t len) {
+  GUARD();
+  INPUT(state, len);
+  return pmcpgo_call_set_input_state(c, (char *)state, len);
+}

@@ -291,3 +291,35 @@ func pmcpgo_call_info(c C.uint64_t, p **C.char, n *C.size_t) (rc C.int) {
 	}
 	return output(b, p, n)
 }
+
+//export pmcpgo_call_input
+func pmcpgo_call_input(c C.uint64_t, p *C.char, n C.size_t, out **C.char, outLen *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	b, err := host.Input(uint64(c), input(p, n))
+	if err != nil {
+		return fail(err)
+	}
+	return output(b, out, outLen)
+}
+
+//export pmcpgo_call_input_state
+func pmcpgo_call_input_state(c C.uint64_t, out **C.char, outLen *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	b, err := host.InputState(uint64(c))
+	if err != nil {
+		return fail(err)
+	}
+	return output(b, out, outLen)
+}
+
+//export pmcpgo_call_set_input_state
+func pmcpgo_call_set_input_state(c C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(host.SetInputState(uint64(c), input(p, n)))
+}

@@ -78,6 +78,9 @@ enum {
   POLYMCP_E_FORKED = -5,       /* called in a child process after fork() */
   POLYMCP_E_TIMEOUT = -6,      /* polymcp_server_wait: still running */
   POLYMCP_E_IO = -7,           /* a descriptor or socket cannot be used */
+  POLYMCP_E_INPUT_REQUIRED = -8, /* polymcp_call_input, 2026-07-28: the call is over, see there */
+  POLYMCP_E_CAPABILITY = -9,   /* polymcp_call_input: the client did not declare the capability */
+  POLYMCP_E_CANCELLED = -10,   /* polymcp_call_input: the call ended while waiting */
   POLYMCP_E_INTERNAL = -99     /* a bug in polymcp (a recovered panic); please report */
 };
 
@@ -438,6 +441,44 @@ int polymcp_call_log(polymcp_call_t c, const char *log_json, size_t len);
  * by the caller (polymcp_free).
  */
 int polymcp_call_info(polymcp_call_t c, char **json, size_t *len);
+
+/*
+ * Asks the client for input while a tool, resource or prompt call is
+ * pending. requests_json (borrowed) is an object naming each request:
+ *   {"name":{"method":"elicitation/create","params":{...}},
+ *    "model":{"method":"sampling/createMessage","params":{...}},
+ *    "roots":{"method":"roots/list"}}
+ * On POLYMCP_OK, *answers_json (owned by the caller: polymcp_free) holds the
+ * client's result objects under the same keys.
+ *
+ * How the answers come depends on the request's revision:
+ *  - up to 2025-11-25 each request goes to the client now and the function
+ *    BLOCKS the calling thread until every answer arrived (call it from a
+ *    worker thread, or from on_call itself); if the call ends meanwhile it
+ *    returns POLYMCP_E_CANCELLED and on_cancel follows as usual;
+ *  - on 2026-07-28 it returns at once: the answers the client's retry
+ *    carried, or POLYMCP_E_INPUT_REQUIRED, after which the call is over (the
+ *    core answers input_required with every request asked so far; complete
+ *    and fail then return POLYMCP_E_UNKNOWN_CALL) and the host stops. The
+ *    retry arrives as a new on_call, which asks again and gets the answers;
+ *    state kept with polymcp_call_set_input_state comes back with it.
+ * POLYMCP_E_CAPABILITY: the client did not declare what a request needs
+ * (sampling, elicitation, roots); on 2026-07-28 the call is then answered
+ * with -32021 and is over, before it the host decides (an error result,
+ * say). Any thread.
+ */
+int polymcp_call_input(polymcp_call_t c, const char *requests_json, size_t len, char **answers_json,
+                       size_t *answers_len);
+
+/* The state kept by polymcp_call_set_input_state in an earlier round of this
+ * request (2026-07-28) or earlier in this call; *state is owned by the
+ * caller (polymcp_free), empty (len 0) when none. Any thread. */
+int polymcp_call_input_state(polymcp_call_t c, char **state, size_t *len);
+
+/* Keeps state (borrowed bytes, at most a few KiB) for the request's next
+ * round: on 2026-07-28 it travels signed in requestState (signed, not
+ * encrypted: the client can read it). Any thread. */
+int polymcp_call_set_input_state(polymcp_call_t c, const char *state, size_t len);
 
 #ifdef __cplusplus
 }

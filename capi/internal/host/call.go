@@ -28,6 +28,7 @@ type Call struct {
 	kind   uint32
 	key    string // the resource URI, for a not-found failure
 	req    *router.Request
+	ctx    context.Context // the handler's: Input waits within it
 	state  atomic.Uint32
 	done   chan struct{} // closed once the outcome is published
 
@@ -41,7 +42,7 @@ type Call struct {
 // transport gone, server closed) the host gets on_cancel instead and any
 // later Complete fails with EUnknownCall.
 func (s *Server) invoke(ctx context.Context, req *router.Request, kind uint32, tag uint64, key string, params *[]byte) (any, error) {
-	c := &Call{kind: kind, key: key, req: req, done: make(chan struct{})}
+	c := &Call{kind: kind, key: key, req: req, ctx: ctx, done: make(chan struct{})}
 	c.handle = calls.add(c)
 	s.cb.OnCall(c.handle, kind, tag, *params)
 	putParams(params)
@@ -207,4 +208,81 @@ func Info(h uint64) ([]byte, error) {
 		return nil, errorf(EInternal, "call info: %v", err)
 	}
 	return b, nil
+}
+
+// Input asks the client for the input requests of raw, a JSON object
+// {key: {"method","params"}}, and returns the answers as a JSON object
+// under the same keys. It blocks the calling host thread on the legacy
+// revisions, where each request goes to the client while the call waits;
+// on 2026-07-28 it returns at once: the answers the retry carried, or
+// EInputRequired, after which the call is over (the core answers
+// input_required with every request asked so far) and the host stops.
+func Input(h uint64, raw []byte) ([]byte, error) {
+	c, err := lookupCall(h)
+	if err != nil {
+		return nil, err
+	}
+	var asked map[string]struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := decodeDef(raw, "input requests", &asked); err != nil {
+		return nil, err
+	}
+	if len(asked) == 0 {
+		return nil, errorf(EInvalid, "input requests: at least one is needed")
+	}
+	reqs := make(map[string]router.InputRequest, len(asked))
+	for k, q := range asked {
+		if q.Method == "" {
+			return nil, errorf(EInvalid, "input request %q needs a method", k)
+		}
+		if len(q.Params) == 0 {
+			q.Params = json.RawMessage(`{}`)
+		}
+		reqs[k] = router.InputRequest{Method: q.Method, Params: q.Params}
+	}
+	answers, err := c.req.Input(c.ctx, reqs)
+	var missing *router.MissingCapabilityError
+	switch {
+	case err == nil:
+		b, merr := jsonrpc.Marshal(answers)
+		if merr != nil {
+			return nil, errorf(EInternal, "input answers: %v", merr)
+		}
+		return b, nil
+	case errors.Is(err, router.ErrInputRequired):
+		_ = c.settle(nil, err)
+		return nil, errorf(EInputRequired, "the client has yet to answer: the call ends with input_required")
+	case errors.As(err, &missing):
+		if missing.Modern {
+			_ = c.settle(nil, missing.RPCError()) // -32021 for the whole request
+		}
+		return nil, errorf(ECapability, "%v", err)
+	case c.ctx.Err() != nil:
+		return nil, errorf(ECancelled, "the call ended while waiting for input: %v", err)
+	default:
+		return nil, errorf(EInvalid, "input: %v", err)
+	}
+}
+
+// InputState returns the state the host kept with SetInputState in an
+// earlier round (nil when none).
+func InputState(h uint64) ([]byte, error) {
+	c, err := lookupCall(h)
+	if err != nil {
+		return nil, err
+	}
+	return c.req.InputState(), nil
+}
+
+// SetInputState keeps state for the call's next round (2026-07-28, carried
+// signed in requestState) or later in this one.
+func SetInputState(h uint64, state []byte) error {
+	c, err := lookupCall(h)
+	if err != nil {
+		return err
+	}
+	c.req.SetInputState(state)
+	return nil
 }

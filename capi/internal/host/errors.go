@@ -12,14 +12,21 @@ type Code int32
 // The codes, equal to POLYMCP_OK and POLYMCP_E_* in polymcp.h.
 const (
 	OK           Code = 0
-	EInvalid     Code = -1  // bad argument, bad JSON, unknown option
-	EBadHandle   Code = -2  // never issued, wrong type, or already freed
-	EUnknownCall Code = -3  // the call was already completed or cancelled
-	EClosed      Code = -4  // the server is closing or closed
-	EForked      Code = -5  // called in a child after fork (decided in C)
-	ETimeout     Code = -6  // wait: still running when the timeout passed
-	EIO          Code = -7  // a descriptor or socket could not be used
-	EInternal    Code = -99 // a bug: a recovered panic
+	EInvalid     Code = -1 // bad argument, bad JSON, unknown option
+	EBadHandle   Code = -2 // never issued, wrong type, or already freed
+	EUnknownCall Code = -3 // the call was already completed or cancelled
+	EClosed      Code = -4 // the server is closing or closed
+	EForked      Code = -5 // called in a child after fork (decided in C)
+	ETimeout     Code = -6 // wait: still running when the timeout passed
+	EIO          Code = -7 // a descriptor or socket could not be used
+	// EInputRequired: on 2026-07-28 the client has yet to answer; the call
+	// is over (the core answers input_required) and the host stops.
+	EInputRequired Code = -8
+	// ECapability: the client did not declare what the input needs.
+	ECapability Code = -9
+	// ECancelled: the call ended while the host waited for input.
+	ECancelled Code = -10
+	EInternal  Code = -99 // a bug: a recovered panic
 )
 
 // Error is a failure with the code the export returns and the message

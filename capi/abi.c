@@ -159,6 +159,13 @@ void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
 
 /* ---- polymcp.h ---- */
 
+/* The ABI this file implements. A bump in polymcp.h must change this line
+ * too, which also rebuilds the library: Go's build cache does not see
+ * headers outside the package directory. */
+#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 1
+#error "abi.c implements libpolymcp ABI 1.1: update it together with polymcp.h"
+#endif
+
 uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }
 
 const char *polymcp_version(void) { return PMCP_VERSION; }

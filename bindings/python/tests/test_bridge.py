@@ -53,6 +53,17 @@ class FakeCalls:
     def info(self, call: int) -> bytes | None:
         return b'{"method":"tools/call","clientInfo":{"name":"fake"}}'
 
+    #: what polymcp_call_input answers: (status, body), or None for an ABI without it
+    input_answer: tuple[int, bytes] | None = None
+
+    def has_input(self) -> bool:
+        return self.input_answer is not None
+
+    def input(self, call: int, requests: bytes) -> tuple[int, bytes]:
+        self.sent.append((call, "input", json.loads(requests)))
+        assert self.input_answer is not None
+        return self.input_answer
+
     def wait(self, *calls: int) -> None:
         with self._cond:
             assert self._cond.wait_for(lambda: all(c in self.answers for c in calls), WAIT)
@@ -281,6 +292,40 @@ def test_elicit_is_refused_with_a_defined_error(loop: Any) -> None:
     calls.wait(1)
     assert calls.answers[1] == ("error", (-32603, "elicitation/create is not supported by this "
                                                   "server yet"))
+
+
+@pytest.mark.parametrize("answer, revision, want", [
+    # The client answered (2025-06-18: a server-to-client request; 2026-07-28: the retry's inputResponses).
+    ((0, b'{"q0":{"action":"accept","content":{"name":"Ada"}}}'), "2025-06-18",
+     ("result", {"content": [{"type": "text", "text": "{'action': 'accept', 'content': {'name': 'Ada'}}"}]})),
+    # 2026-07-28, first round: the core answered input_required; the binding sends nothing.
+    ((-8, b"polymcp_call_input: the client has yet to answer"), "2026-07-28", None),
+    # Undeclared capability: on 2026-07-28 the core answered -32021; before, an error result.
+    ((-9, b"polymcp_call_input: no elicitation"), "2026-07-28", None),
+    ((-9, b"polymcp_call_input: no elicitation"), "2025-06-18",
+     ("result", {"content": [{"type": "text", "text": "polymcp_call_input: no elicitation"}], "isError": True})),
+])
+def test_elicit_through_the_core(loop: Any, answer: tuple[int, bytes], revision: str, want: Any) -> None:
+    server, calls, bridge = make(loop)
+    calls.input_answer = answer
+
+    @server.tool()
+    async def ask(ctx: polymcp.Context) -> str:
+        return str(await ctx.elicit("name?", {"type": "object", "properties": {"name": {"type": "string"}}}))
+
+    p = json.loads(params("ask"))
+    p["revision"] = revision
+    bridge.on_call(1, Kind.TOOL, tool_tag(server, "ask"), json.dumps(p).encode())
+    if want is None:
+        deadline = time.monotonic() + 2
+        while bridge.in_flight and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert bridge.in_flight == 0 and 1 not in calls.answers, "the core answered: nothing more is sent"
+    else:
+        calls.wait(1)
+        assert calls.answers[1] == want
+    assert calls.sent == [(1, "input", {"q0": {"method": "elicitation/create", "params": {
+        "message": "name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}})]
 
 
 def test_bad_progress_values_fail_in_the_handler(loop: Any) -> None:

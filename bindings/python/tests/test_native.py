@@ -264,3 +264,43 @@ def test_a_strict_tool_gets_unknown_arguments_refused_by_the_core() -> None:
     finally:
         session.close()
         server.close()
+
+
+def test_context_asks_the_client_through_the_core(lib: _native.Library) -> None:
+    """ctx.roots() over polymcp_call_input: a real roots/list request up to
+    2025-11-25, input_required and a retry on 2026-07-28."""
+    server = polymcp.Server("ask")
+
+    @server.tool()
+    async def where(ctx: polymcp.Context) -> str:
+        roots = await ctx.roots()
+        return ",".join(r["uri"] for r in roots)
+
+    try:
+        peer = Peer()
+        session = server.session(peer.receive)
+        session.dispatch(json.dumps({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"roots": {}},
+            "clientInfo": {"name": "t", "version": "1"}}}).encode())
+        peer.answer("init")
+        session.dispatch(INITIALIZED)
+        session.dispatch(call(1, "where"))
+        peer.wait_for(lambda p: "roots/list" in p.methods())
+        asked = next(n for n in peer.notifications if n.get("method") == "roots/list")
+        assert asked == {"jsonrpc": "2.0", "id": "polymcp:1", "method": "roots/list", "params": {}}
+        session.dispatch(json.dumps({"jsonrpc": "2.0", "id": "polymcp:1",
+                                     "result": {"roots": [{"uri": "file:///w"}]}}).encode())
+        assert peer.answer(1)["result"] == {"content": [{"type": "text", "text": "file:///w"}]}
+
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"roots": {}}}
+        session.dispatch(call(2, "where", meta=meta))
+        first = peer.answer(2)["result"]
+        assert first["resultType"] == "input_required"
+        assert first["inputRequests"] == {"q0": {"method": "roots/list", "params": {}}}
+        session.dispatch(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "where", "arguments": {}, "_meta": meta, "requestState": first["requestState"],
+            "inputResponses": {"q0": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}}}}).encode())
+        assert peer.answer(3)["result"]["content"] == [{"type": "text", "text": "file:///a,file:///b"}]
+    finally:
+        server.close()

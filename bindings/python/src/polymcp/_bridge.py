@@ -40,6 +40,10 @@ class NativeCalls(Protocol):
 
     def info(self, call: int) -> bytes | None: ...
 
+    def has_input(self) -> bool: ...
+
+    def input(self, call: int, requests: bytes) -> tuple[int, bytes]: ...
+
 
 class _Pending:
     """One call in flight; it is also the CallPort of the call's Context."""
@@ -75,7 +79,10 @@ class _Pending:
         return value if isinstance(value, dict) else {}
 
     def supports_input(self) -> bool:
-        return False  # ABI 1.0 has no input-required outcome yet
+        return self.calls.has_input()
+
+    def ask(self, requests: dict[str, dict[str, Any]]) -> tuple[int, bytes]:
+        return self.calls.input(self.call, dumps(requests).encode())
 
 
 class Bridge:
@@ -172,7 +179,7 @@ class Bridge:
         if isinstance(err, McpError):
             code, message = err.code, err.message
         elif isinstance(err, InputRequired):
-            code, message = HANDLER_FAILURE, "input-required outcomes are not supported yet"
+            return  # the core has answered the call (input_required, or -32021)
         else:
             code, message = HANDLER_FAILURE, error_message(err)
         self._calls.fail(call, code, message.encode())

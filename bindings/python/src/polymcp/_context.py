@@ -7,11 +7,14 @@ once and return an awaitable that is already done (``await`` it or not).
 
 from __future__ import annotations
 
+import asyncio
+import json
 import math
 from collections.abc import Generator
 from typing import Any, Literal, Protocol
 
-from ._errors import InputRequiredUnsupported
+from ._errors import INTERNAL_ERROR, InputRequiredUnsupported, McpError, ToolError
+from ._native import E_CANCELLED, E_CAPABILITY, E_INPUT_REQUIRED
 
 __all__ = ["CallPort", "Context", "InputRequired", "LogLevel", "LOG_LEVELS"]
 
@@ -35,6 +38,10 @@ class CallPort(Protocol):
 
     def supports_input(self) -> bool:
         """Whether the core can carry input-required outcomes for this call."""
+        ...
+
+    def ask(self, requests: dict[str, dict[str, Any]]) -> tuple[int, bytes]:
+        """polymcp_call_input: the status and the answers (or the message)."""
         ...
 
 
@@ -162,31 +169,44 @@ class Context:
     async def elicit(self, message: str, requested_schema: dict[str, Any]) -> dict[str, Any]:
         """Asks the user for input described by a flat object schema; returns
         ``{"action": "accept"|"decline"|"cancel", "content": {...}}``."""
-        return dict(self._ask("elicitation/create",
-                              {"message": message, "requestedSchema": requested_schema}))
+        return dict(await self._ask("elicitation/create",
+                                    {"message": message, "requestedSchema": requested_schema}))
 
     async def sample(self, messages: list[dict[str, Any]], max_tokens: int,
                      **options: Any) -> dict[str, Any]:
         """Asks the client's model for a completion (sampling/createMessage)."""
-        return dict(self._ask("sampling/createMessage",
-                              {"messages": messages, "maxTokens": max_tokens, **options}))
+        return dict(await self._ask("sampling/createMessage",
+                                    {"messages": messages, "maxTokens": max_tokens, **options}))
 
     async def roots(self) -> list[dict[str, Any]]:
         """The client's roots (roots/list)."""
-        answer = self._ask("roots/list", {})
+        answer = await self._ask("roots/list", {})
         return list(answer.get("roots", []))
 
-    def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         # Questions are keyed by their order in the handler, which re-runs
-        # from the start on each retry and so asks them in the same order.
+        # from the start on each 2026-07-28 retry and so asks them in the
+        # same order. The core answers from the retry's inputResponses, or
+        # (older revisions) sends the request to the client and waits, which
+        # blocks a thread: not the event loop's.
         key = f"q{self._asked}"
         self._asked += 1
-        answer = self._responses.get(key)
-        if isinstance(answer, dict):
-            return answer
         if not self._port.supports_input():
             raise InputRequiredUnsupported(method)
-        raise InputRequired({key: {"method": method, "params": params}})
+        status, body = await asyncio.to_thread(self._port.ask, {key: {"method": method, "params": params}})
+        if status == 0:
+            answer = json.loads(body).get(key)
+            if isinstance(answer, dict):
+                return answer
+            raise McpError(INTERNAL_ERROR, f"the client's answer to {method} is not an object")
+        if status == E_INPUT_REQUIRED or (status == E_CAPABILITY and (self._revision or "") >= "2026-07-28"):
+            # The call is over: the core answered input_required (or -32021).
+            raise InputRequired({key: {"method": method, "params": params}})
+        if status == E_CANCELLED:
+            raise asyncio.CancelledError()
+        # Before 2026-07-28: the client refused, or did not declare the
+        # capability; a tool answers that as an error result.
+        raise ToolError(body.decode("utf-8", "replace"))
 
 
 def _finite(name: str, value: float) -> None:

@@ -50,6 +50,9 @@ E_CLOSED = -4
 E_FORKED = -5
 E_TIMEOUT = -6
 E_IO = -7
+E_INPUT_REQUIRED = -8
+E_CAPABILITY = -9
+E_CANCELLED = -10
 E_INTERNAL = -99
 
 _NAME = "libpolymcp.so"
@@ -232,6 +235,7 @@ def _prototypes(lib: ctypes.CDLL) -> None:
         "polymcp_server_http": (c_int, [u64, c_char_p, sz, c_char_p, sz, POINTER(HTTPCallbacks),
                                         p_u64]),
         "polymcp_http_cancel": (c_int, [u64]),
+        "polymcp_call_input": (c_int, [u64, c_char_p, sz, POINTER(c_void_p), p_size]),
     }
     for name, (restype, argtypes) in table.items():
         fn = getattr(lib, name)
@@ -373,6 +377,23 @@ class Library:
             return self.take(self.cdll.polymcp_call_info, "polymcp_call_info", c_uint64(call))
         except NativeError:
             return None
+
+    def has_input(self) -> bool:
+        return self.has("polymcp_call_input")
+
+    def input(self, call: int, requests: bytes) -> tuple[int, bytes]:
+        """Asks the client (polymcp_call_input; blocks on the legacy
+        revisions): the status and, on OK, the answers by key, or else the
+        library's message."""
+        buf, size = c_void_p(), c_size_t()
+        status: int = self.cdll.polymcp_call_input(c_uint64(call), requests, len(requests),
+                                                   byref(buf), byref(size))
+        if status != OK:
+            return status, str(self.error(status, "polymcp_call_input")).encode()
+        try:
+            return status, ctypes.string_at(buf, size.value) if buf.value else b""
+        finally:
+            self.cdll.polymcp_free(buf)
 
 
 _session_keys: dict[int, int] = {}

@@ -273,7 +273,7 @@ def test_context_asks_the_client_through_the_core(lib: _native.Library) -> None:
 
     @server.tool()
     async def where(ctx: polymcp.Context) -> str:
-        roots = await ctx.roots()
+        roots = await ctx.roots(key="client_roots")
         return ",".join(r["uri"] for r in roots)
 
     try:
@@ -297,10 +297,10 @@ def test_context_asks_the_client_through_the_core(lib: _native.Library) -> None:
         session.dispatch(call(2, "where", meta=meta))
         first = peer.answer(2)["result"]
         assert first["resultType"] == "input_required"
-        assert first["inputRequests"] == {"q0": {"method": "roots/list", "params": {}}}
+        assert first["inputRequests"] == {"client_roots": {"method": "roots/list", "params": {}}}
         session.dispatch(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
             "name": "where", "arguments": {}, "_meta": meta, "requestState": first["requestState"],
-            "inputResponses": {"q0": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}}}}).encode())
+            "inputResponses": {"client_roots": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}}}}).encode())
         assert peer.answer(3)["result"]["content"] == [{"type": "text", "text": "file:///a,file:///b"}]
     finally:
         server.close()

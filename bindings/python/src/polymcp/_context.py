@@ -166,30 +166,34 @@ class Context:
     def error(self, data: Any, logger: str | None = None) -> Sent:
         return self.log("error", data, logger)
 
-    async def elicit(self, message: str, requested_schema: dict[str, Any]) -> dict[str, Any]:
+    async def elicit(self, message: str, requested_schema: dict[str, Any], *,
+                     key: str | None = None) -> dict[str, Any]:
         """Asks the user for input described by a flat object schema; returns
-        ``{"action": "accept"|"decline"|"cancel", "content": {...}}``."""
+        ``{"action": "accept"|"decline"|"cancel", "content": {...}}``. key
+        names the question in 2026-07-28's inputRequests (default: q0, q1, …
+        in the order the handler asks)."""
         return dict(await self._ask("elicitation/create",
-                                    {"message": message, "requestedSchema": requested_schema}))
+                                    {"message": message, "requestedSchema": requested_schema}, key))
 
-    async def sample(self, messages: list[dict[str, Any]], max_tokens: int,
-                     **options: Any) -> dict[str, Any]:
+    async def sample(self, messages: list[dict[str, Any]], max_tokens: int, *,
+                     key: str | None = None, **options: Any) -> dict[str, Any]:
         """Asks the client's model for a completion (sampling/createMessage)."""
         return dict(await self._ask("sampling/createMessage",
-                                    {"messages": messages, "maxTokens": max_tokens, **options}))
+                                    {"messages": messages, "maxTokens": max_tokens, **options}, key))
 
-    async def roots(self) -> list[dict[str, Any]]:
+    async def roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
         """The client's roots (roots/list)."""
-        answer = await self._ask("roots/list", {})
+        answer = await self._ask("roots/list", {}, key)
         return list(answer.get("roots", []))
 
-    async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _ask(self, method: str, params: dict[str, Any], key: str | None) -> dict[str, Any]:
         # Questions are keyed by their order in the handler, which re-runs
         # from the start on each 2026-07-28 retry and so asks them in the
         # same order. The core answers from the retry's inputResponses, or
         # (older revisions) sends the request to the client and waits, which
         # blocks a thread: not the event loop's.
-        key = f"q{self._asked}"
+        if key is None:
+            key = f"q{self._asked}"
         self._asked += 1
         if not self._port.supports_input():
             raise InputRequiredUnsupported(method)

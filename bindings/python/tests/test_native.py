@@ -302,5 +302,24 @@ def test_context_asks_the_client_through_the_core(lib: _native.Library) -> None:
             "name": "where", "arguments": {}, "_meta": meta, "requestState": first["requestState"],
             "inputResponses": {"client_roots": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}}}}).encode())
         assert peer.answer(3)["result"]["content"] == [{"type": "text", "text": "file:///a,file:///b"}]
+
+        # Several questions in one round go out in one input_required.
+        @server.tool()
+        async def both(ctx: polymcp.Context) -> str:
+            got = await ctx.ask({"user_name": ("elicitation/create", {
+                "message": "What is your name?", "requestedSchema": {"type": "object", "properties": {
+                    "name": {"type": "string"}}, "required": ["name"]}}),
+                "client_roots": ("roots/list", {})})
+            return f"{got['user_name']['content']['name']} {len(got['client_roots']['roots'])}"
+
+        meta2 = {**meta, "io.modelcontextprotocol/clientCapabilities": {"roots": {}, "elicitation": {}}}
+        session.dispatch(call(4, "both", meta=meta2))
+        round1 = peer.answer(4)["result"]
+        assert sorted(round1["inputRequests"]) == ["client_roots", "user_name"]
+        session.dispatch(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+            "name": "both", "arguments": {}, "_meta": meta2, "requestState": round1["requestState"],
+            "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Ada"}},
+                               "client_roots": {"roots": [{"uri": "file:///a"}]}}}}).encode())
+        assert peer.answer(5)["result"]["content"] == [{"type": "text", "text": "Ada 1"}]
     finally:
         server.close()

@@ -186,6 +186,24 @@ class Context:
         answer = await self._ask("roots/list", {}, key)
         return list(answer.get("roots", []))
 
+    async def ask(self, requests: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+        """Asks several questions in one round: {key: (method, params)} ->
+        {key: the client's result}. On 2026-07-28 they go out together in
+        one input_required; before, one server-to-client request each."""
+        if not requests:
+            raise ValueError("ask needs at least one request")
+        if not self._port.supports_input():
+            raise InputRequiredUnsupported(next(iter(requests.values()))[0])
+        asked = {k: {"method": m, "params": p} for k, (m, p) in requests.items()}
+        answers = await self._send(asked)
+        out: dict[str, dict[str, Any]] = {}
+        for k, (method, _) in requests.items():
+            answer = answers.get(k)
+            if not isinstance(answer, dict):
+                raise McpError(INTERNAL_ERROR, f"the client's answer to {method} is not an object")
+            out[k] = answer
+        return out
+
     async def _ask(self, method: str, params: dict[str, Any], key: str | None) -> dict[str, Any]:
         # Questions are keyed by their order in the handler, which re-runs
         # from the start on each 2026-07-28 retry and so asks them in the
@@ -195,17 +213,16 @@ class Context:
         if key is None:
             key = f"q{self._asked}"
         self._asked += 1
-        if not self._port.supports_input():
-            raise InputRequiredUnsupported(method)
-        status, body = await asyncio.to_thread(self._port.ask, {key: {"method": method, "params": params}})
+        return (await self.ask({key: (method, params)}))[key]
+
+    async def _send(self, asked: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        status, body = await asyncio.to_thread(self._port.ask, asked)
         if status == 0:
-            answer = json.loads(body).get(key)
-            if isinstance(answer, dict):
-                return answer
-            raise McpError(INTERNAL_ERROR, f"the client's answer to {method} is not an object")
+            answers = json.loads(body)
+            return answers if isinstance(answers, dict) else {}
         if status == E_INPUT_REQUIRED or (status == E_CAPABILITY and (self._revision or "") >= "2026-07-28"):
             # The call is over: the core answered input_required (or -32021).
-            raise InputRequired({key: {"method": method, "params": params}})
+            raise InputRequired(asked)
         if status == E_CANCELLED:
             raise asyncio.CancelledError()
         # Before 2026-07-28: the client refused, or did not declare the

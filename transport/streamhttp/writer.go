@@ -62,9 +62,20 @@ func (w *writer) run(ctx context.Context) error {
 		case !w.sse && final && len(msgs) == 1:
 			return w.json(msgs[0])
 		case final && len(msgs) == 0:
-			// Abandoned (cancelled) before its answer: nothing is sent for
-			// the request, and the response ends: an empty event stream if
-			// none was open yet, resumable like any other on a session.
+			// Abandoned before its answer. When the Engine or the session
+			// is closing, that is why: answer as for a closing server.
+			select {
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			case <-w.life:
+				return context.Canceled
+			case <-lsDone:
+				return context.Canceled
+			default:
+			}
+			// Cancelled by the client: nothing is sent for the request, and
+			// the response ends: an empty event stream if none was open
+			// yet, resumable like any other on a session.
 			if !w.sse {
 				if store, start := w.begin(nil); store != nil {
 					return w.follow(ctx, store, start)

@@ -22,16 +22,16 @@ PY_VENV     := $(BUILD)/python-venv
 PY_REQS     := $(PY_DIR)/tests/requirements-interop.txt
 PY_STAMP    := $(PY_VENV)/.requirements
 PY_FIXTURE  := python3 -m polymcp.everything
-# Known gaps of the Python fixture, all one gap: the C ABI (polymcp.h 1.0)
-# has no input-required outcome yet, so the fixture cannot serve the Go
-# fixture's interactive tools (test_sampling, test_elicitation*,
+# Known gaps of the Python fixture, all one gap: it does not serve the Go
+# fixture's interactive tools yet (test_sampling, test_elicitation*,
 # test_input_required_result_*, test_missing_capability,
-# test_streaming_elicitation) nor the prompt test_input_required_result_prompt.
-# Left out: the wire transcripts that list that catalogue (tools_list,
-# pagination and prompts at every revision, jsonrpc at 2026-07-28) or call
-# it (client_requests*); jsonrpc runs at the other revisions. The
-# conformance runs use the bindings' baseline,
-# conformance/expected-failures-bindings.yml (the interactive scenarios). Remove both once the ABI carries input-required outcomes.
+# test_streaming_elicitation, the prompt test_input_required_result_prompt),
+# though its Context can ask the client since ABI 1.1. Left out: the wire
+# transcripts that list that catalogue (tools_list, pagination and prompts
+# at every revision, jsonrpc at 2026-07-28) or call it (client_requests*);
+# jsonrpc runs at the other revisions. The conformance runs use the
+# bindings' baseline, conformance/expected-failures-bindings.yml (the
+# interactive scenarios). Remove both once the fixture has those tools.
 PY_WIRE_GAPS := TestWire/.*/(tools_list|pagination|prompts|jsonrpc|client_requests.*)/stdio
 PY_WIRE_JSONRPC := TestWire/(2024-11-05|2025-03-26|2025-06-18|2025-11-25)/jsonrpc/stdio
 PY_CONF_BASE  = $(abspath conformance/expected-failures-bindings.yml)

@@ -53,7 +53,7 @@ func TestWire(t *testing.T) {
 			})
 			t.Run("stdio", func(t *testing.T) {
 				if *fixture != "" && needsInput(tr.Name) {
-					t.Skip("the language fixtures cannot ask the client for input until the C ABI carries it (issue 5)")
+					t.Skip("the language fixtures do not serve the interactive tools yet")
 				}
 				p := spawn(t)
 				err := wire.Play(context.Background(), wire.Process(p), tr, validator(t, schemas, tr))

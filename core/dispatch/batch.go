@@ -66,8 +66,9 @@ func (b *batchSink) Send(msg []byte) error {
 	return nil
 }
 
-// skip accounts for a request that will never be answered (cancelled).
-func (b *batchSink) skip() {
+// Abandon implements transport.Abandoner: it accounts for a request that
+// will never be answered (cancelled), so the array goes out without it.
+func (b *batchSink) Abandon() {
 	if out := b.settle(nil); out != nil {
 		b.s.send(b.direct, out)
 	}

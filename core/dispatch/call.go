@@ -76,16 +76,12 @@ func (c *call) abandon(cause error) {
 	stop := c.stop
 	c.mu.Unlock()
 	if c.settle() {
-		if b, ok := c.reply.(*batchSink); ok {
-			b.skip()
-		} else {
-			c.mu.Lock()
-			c.abandoned = true
-			idle := c.asking == 0
-			c.mu.Unlock()
-			if idle {
-				c.endReply()
-			}
+		c.mu.Lock()
+		c.abandoned = true
+		idle := c.asking == 0
+		c.mu.Unlock()
+		if idle {
+			c.endReply()
 		}
 	}
 	if stop != nil {

@@ -260,17 +260,26 @@ func initBody(rev string) string {
 
 // TestLegacyDeleteMidCall: ending a session answers its waiting POST (404)
 // and cancels the call.
-func TestLegacyDeleteMidCall(t *testing.T) {
-	f := newFixture(t)
-	ts := f.serve(t, &streamhttp.Options{StreamAfter: -1})
-	url := ts.URL + "/mcp"
-	sid := initialize(t, url, "2025-06-18")
-	got := make(chan answer, 1)
+// blockedCall serves f with opts, opens a session at rev and POSTs a call
+// (id 4) to the blocking tool, returning once the handler runs; the POST's
+// answer arrives on got.
+func blockedCall(t *testing.T, f *fixture, opts *streamhttp.Options, rev string) (url, sid string, got <-chan answer) {
+	t.Helper()
+	ts := f.serve(t, opts)
+	url = ts.URL + "/mcp"
+	sid = initialize(t, url, rev)
+	answers := make(chan answer, 1)
 	go func() {
-		got <- send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", sid),
+		answers <- send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", sid),
 			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block"}}`)
 	}()
 	f.waitStarted(t, "block")
+	return url, sid, answers
+}
+
+func TestLegacyDeleteMidCall(t *testing.T) {
+	f := newFixture(t)
+	url, sid, got := blockedCall(t, f, &streamhttp.Options{StreamAfter: -1}, "2025-06-18")
 	require.Equal(t, 200, send(t, nil, http.MethodDelete, url, legacyHeader("Mcp-Session-Id", sid), "").status)
 	a := <-got
 	assert.Equal(t, 404, a.status, a.body)
@@ -296,15 +305,7 @@ func TestLegacyCancelEndsPost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
-			ts := f.serve(t, &streamhttp.Options{StreamAfter: tc.streamAfter})
-			url := ts.URL + "/mcp"
-			sid := initialize(t, url, "2025-11-25")
-			got := make(chan answer, 1)
-			go func() {
-				got <- send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", sid),
-					`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block"}}`)
-			}()
-			f.waitStarted(t, "block")
+			url, sid, got := blockedCall(t, f, &streamhttp.Options{StreamAfter: tc.streamAfter}, "2025-11-25")
 			assert.Equal(t, 202, send(t, nil, http.MethodPost, url, legacyHeader("Mcp-Session-Id", sid),
 				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`).status)
 			select {

@@ -162,8 +162,8 @@ void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
 /* The ABI this file implements. A bump in polymcp.h must change this line
  * too, which also rebuilds the library: Go's build cache does not see
  * headers outside the package directory. */
-#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 1
-#error "abi.c implements libpolymcp ABI 1.1: update it together with polymcp.h"
+#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 2
+#error "abi.c implements libpolymcp ABI 1.2: update it together with polymcp.h"
 #endif
 
 uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }
@@ -327,7 +327,15 @@ int polymcp_call_complete(polymcp_call_t c, const char *result_json, size_t len)
 int polymcp_call_fail(polymcp_call_t c, int32_t code, const char *msg, size_t len) {
   GUARD();
   INPUT(msg, len);
-  return pmcpgo_call_fail(c, code, (char *)msg, len);
+  return pmcpgo_call_fail_data(c, code, (char *)msg, len, NULL, 0);
+}
+
+int polymcp_call_fail_data(polymcp_call_t c, int32_t code, const char *msg, size_t len,
+                           const char *data_json, size_t data_len) {
+  GUARD();
+  INPUT(msg, len);
+  INPUT(data_json, data_len);
+  return pmcpgo_call_fail_data(c, code, (char *)msg, len, (char *)data_json, data_len);
 }
 
 int polymcp_call_progress(polymcp_call_t c, const char *progress_json, size_t len) {

@@ -251,17 +251,20 @@ func pmcpgo_call_complete(c C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
 	return result(host.Complete(uint64(c), input(p, n)))
 }
 
-//export pmcpgo_call_fail
-func pmcpgo_call_fail(c C.uint64_t, code C.int32_t, p *C.char, n C.size_t) (rc C.int) {
+//export pmcpgo_call_fail_data
+func pmcpgo_call_fail_data(c C.uint64_t, code C.int32_t, p *C.char, n C.size_t, d *C.char, dn C.size_t) (rc C.int) {
 	defer guard(&rc)
 	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	if err := tooLong(dn); err != nil {
 		return fail(err)
 	}
 	msg := input(p, n)
 	if !utf8.Valid(msg) {
 		return fail(&host.Error{Code: host.EInvalid, Msg: "message is not UTF-8"})
 	}
-	return result(host.Fail(uint64(c), int32(code), string(msg)))
+	return result(host.Fail(uint64(c), int32(code), string(msg), input(d, dn)))
 }
 
 //export pmcpgo_call_progress

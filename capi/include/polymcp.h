@@ -61,7 +61,7 @@ extern "C" {
 #endif
 
 #define POLYMCP_ABI_MAJOR 1
-#define POLYMCP_ABI_MINOR 1
+#define POLYMCP_ABI_MINOR 2
 
 typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
 typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
@@ -420,6 +420,19 @@ int polymcp_call_complete(polymcp_call_t c, const char *result_json, size_t len)
  * error. Exactly once, like polymcp_call_complete.
  */
 int polymcp_call_fail(polymcp_call_t c, int32_t code, const char *msg, size_t len);
+
+/*
+ * Like polymcp_call_fail, with data_json (borrowed, any JSON value) as the
+ * JSON-RPC error's "data" member, e.g. code -32602 with
+ * {"field":"path","reason":"outside the root"}. NULL or data_len 0 is
+ * polymcp_call_fail. Data needs a JSON-RPC error, so with code 0 on a tool
+ * (a result, not an error: complete it with "isError":true instead, which
+ * can carry structuredContent) and with -32002 on a resource (the
+ * revision shapes a not-found) it is POLYMCP_E_INVALID, as is JSON that
+ * does not parse; the call then stays pending. Since ABI 1.2.
+ */
+int polymcp_call_fail_data(polymcp_call_t c, int32_t code, const char *msg, size_t len,
+                           const char *data_json, size_t data_len);
 
 /*
  * Reports progress on a pending call: {"progress":n,"total"?:n,"message"?:s}

@@ -324,6 +324,7 @@ static void test_bad_handles(void) {
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_session_open(b, NULL, 0, on_send, &h, &ss));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_complete(b, S(RESULT)));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_fail(b, 0, S("x")));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_fail_data(b, -32602, S("x"), S("{}")));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_progress(b, S("{\"progress\":1}")));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_log(b, S("{\"level\":\"info\",\"data\":1}")));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_info(b, &out, &len));
@@ -390,6 +391,9 @@ static void test_call_errors(void) {
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_complete(c, S("{\"content\":")));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_complete(c, NULL, 0));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_fail(c, 0, S("\xff\xfe")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_fail_data(c, -32602, S("bad"), S("{\"a\":")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_fail_data(c, -32602, S("bad"), NULL, 3));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_fail_data(c, 0, S("a tool failure is a result"), S("{}")));
   OK(polymcp_call_complete(c, S(RESULT))); /* the bad attempts left it pending */
   wait_replies(&h, 2);
   CHECK(strstr(h.last_reply, "\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}"), "reply %s",
@@ -418,6 +422,12 @@ static void test_call_errors(void) {
   OK(polymcp_call_fail(next_call(&h), -32602, S("bad")));
   pthread_mutex_lock(&h.mu);
   WAIT_UNTIL(&h, strstr(h.last_reply, "\"id\":4,\"error\":{\"code\":-32602,\"message\":\"bad\"}") != NULL);
+  pthread_mutex_unlock(&h.mu);
+  send_call(ss, 5);
+  OK(polymcp_call_fail_data(next_call(&h), -32602, S("outside the root"), S("{\"field\":\"path\"}")));
+  pthread_mutex_lock(&h.mu);
+  WAIT_UNTIL(&h, strstr(h.last_reply, "\"id\":5,\"error\":{\"code\":-32602,\"message\":\"outside the root\","
+                                      "\"data\":{\"field\":\"path\"}}") != NULL);
   pthread_mutex_unlock(&h.mu);
   finish(&h);
   host_destroy(&h);

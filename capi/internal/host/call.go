@@ -117,21 +117,41 @@ func decodeResult(kind uint32, raw []byte) (any, error) {
 // tool, an isError result with msg as its text (the model sees it); for
 // the others, -32603 with msg. A resource failing with -32002 is a
 // not-found, which each revision answers its own way. Any other code is
-// sent as that JSON-RPC error.
-func Fail(h uint64, code int32, msg string) error {
+// sent as that JSON-RPC error. data, when not empty, is the JSON of the
+// error's data member; a tool failure and a not-found have no data of the
+// host's (one is a result, the other is shaped by the revision), so data
+// there is EInvalid and leaves the call pending.
+func Fail(h uint64, code int32, msg string, data []byte) error {
 	c, err := lookupCall(h)
 	if err != nil {
 		return err
 	}
-	switch {
-	case code == 0 && c.kind == KindTool:
-		return c.settle(spec.ErrorResult(msg), nil)
-	case code == 0:
-		return c.settle(nil, errors.New(msg))
-	case code == jsonrpc.CodeResourceNotFound && c.kind == KindResource:
-		return c.settle(nil, &router.NotFoundError{URI: c.key})
+	tool := code == 0 && c.kind == KindTool
+	notFound := code == jsonrpc.CodeResourceNotFound && c.kind == KindResource
+	if len(data) == 0 {
+		switch {
+		case tool:
+			return c.settle(spec.ErrorResult(msg), nil)
+		case notFound:
+			return c.settle(nil, &router.NotFoundError{URI: c.key})
+		}
+	} else if tool || notFound {
+		return errorf(EInvalid, "error data needs a JSON-RPC error: a tool failure is a result (complete it with "+
+			`"isError":true to add structuredContent) and a not-found's data is the library's`)
 	}
-	return c.settle(nil, &jsonrpc.Error{Code: int64(code), Message: msg, Kind: jsonrpc.KindExecution})
+	rpc := &jsonrpc.Error{Code: int64(code), Message: msg, Kind: jsonrpc.KindExecution}
+	if code == 0 {
+		rpc.Code = jsonrpc.CodeInternalError
+	}
+	if len(data) > 0 {
+		var raw json.RawMessage
+		// data is the library's own copy of the host's bytes.
+		if err := jsonrpc.UnmarshalOwned(data, &raw); err != nil {
+			return errorf(EInvalid, "%s", jsonrpc.Describe(err, "data"))
+		}
+		rpc.Data = raw
+	}
+	return c.settle(nil, rpc)
 }
 
 // progressParams is polymcp_call_progress's JSON.

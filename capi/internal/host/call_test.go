@@ -36,10 +36,15 @@ func TestCallAnswers(t *testing.T) {
 	}{
 		{"result", func(c uint64) error { return Complete(c, []byte(` {"content":[],"isError":true} `)) },
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`},
-		{"tool failure", func(c uint64) error { return Fail(c, 0, "disk full") },
+		{"tool failure", func(c uint64) error { return Fail(c, 0, "disk full", nil) },
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"disk full"}],"isError":true}}`},
-		{"protocol error", func(c uint64) error { return Fail(c, -32602, "no such file") },
+		{"protocol error", func(c uint64) error { return Fail(c, -32602, "no such file", nil) },
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no such file"}}`},
+		{"protocol error with data", func(c uint64) error {
+			return Fail(c, -32602, "outside the root", []byte(` {"field":"path","roots":["/srv"]} `))
+		}, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"outside the root","data":{"field":"path","roots":["/srv"]}}}`},
+		{"scalar data", func(c uint64) error { return Fail(c, -32000, "busy", []byte(`"retry later"`)) },
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"busy","data":"retry later"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := make(chan uint64, 1)
@@ -61,6 +66,10 @@ func TestCallErrors(t *testing.T) {
 		assert.Equal(t, EInvalid, CodeOf(Complete(c, []byte(bad))), "result %q", bad)
 	}
 	assert.Equal(t, EInvalid, CodeOf(Progress(c, []byte(`{"total":3}`))))
+	for _, bad := range []string{`{"a":`, `nul`, `[1,]`} {
+		assert.Equal(t, EInvalid, CodeOf(Fail(c, -32602, "bad", []byte(bad))), "data %q", bad)
+	}
+	assert.Equal(t, EInvalid, CodeOf(Fail(c, 0, "a tool failure is a result", []byte(`{}`))))
 	assert.Equal(t, EBadHandle, CodeOf(Complete(0, []byte(`{}`))))
 	assert.Equal(t, EBadHandle, CodeOf(Complete(f.server, []byte(`{}`))), "a server handle is not a call")
 	assert.Equal(t, EBadHandle, CodeOf(Complete(uint64(kindCall)<<kindShift|seqMask, []byte(`{}`))), "never issued")
@@ -68,7 +77,7 @@ func TestCallErrors(t *testing.T) {
 	complete(t, c, `{"content":[]}`) // still pending after the bad attempts
 	f.in.next(t)
 	assert.Equal(t, EUnknownCall, CodeOf(Complete(c, []byte(`{"content":[]}`))), "twice")
-	assert.Equal(t, EUnknownCall, CodeOf(Fail(c, 0, "late")))
+	assert.Equal(t, EUnknownCall, CodeOf(Fail(c, 0, "late", nil)))
 	assert.Equal(t, EUnknownCall, CodeOf(Progress(c, []byte(`{"progress":1}`))))
 	_, err := Info(c)
 	assert.Equal(t, EUnknownCall, CodeOf(err))

@@ -19,7 +19,7 @@ func inputHost(t *testing.T, asks string) func(call uint64, _ uint32, _ uint64, 
 		answers, err := Input(call, []byte(asks))
 		if err != nil {
 			if CodeOf(err) != EInputRequired {
-				_ = Fail(call, 0, "input failed: "+err.Error())
+				_ = Fail(call, 0, "input failed: "+err.Error(), nil)
 			}
 			assert.Equal(t, EUnknownCall, CodeOf(Complete(call, []byte(`{"content":[]}`))), "the call is over after Input failed")
 			return

@@ -127,12 +127,25 @@ func TestOtherKinds(t *testing.T) {
 
 func TestResourceNotFound(t *testing.T) {
 	f := newFixture(t, "", func(call uint64, _ uint32, _ uint64, _ []byte) {
-		require.NoError(t, Fail(call, -32002, "nothing there"))
+		assert.Equal(t, EInvalid, CodeOf(Fail(call, -32002, "nothing there", []byte(`{"uri":"mine"}`))),
+			"a not-found's data is the revision's")
+		require.NoError(t, Fail(call, -32002, "nothing there", nil))
 	})
 	require.NoError(t, AddResourceTemplate(f.server, []byte(`{"uriTemplate":"file:///x/{id}","name":"x"}`), 1))
 	f.in.next(t)
 	f.call(t, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///x/9"}}`)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"resource not found: file:///x/9","data":{"uri":"file:///x/9"}}}`, f.in.next(t))
+}
+
+// A handler failure (code 0) of a prompt is -32603, which may carry data.
+func TestPromptFailureWithData(t *testing.T) {
+	f := newFixture(t, "", func(call uint64, _ uint32, _ uint64, _ []byte) {
+		require.NoError(t, Fail(call, 0, "template missing", []byte(`{"template":"greeting"}`)))
+	})
+	require.NoError(t, AddPrompt(f.server, []byte(`{"name":"p"}`), 2))
+	f.in.next(t)
+	f.call(t, `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p"}}`)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"template missing","data":{"template":"greeting"}}}`, f.in.next(t))
 }
 
 // TestCloseWithCallsInFlight: every pending call gets on_cancel, then

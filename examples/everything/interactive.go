@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/polymcp/polymcp/mcp"
@@ -245,11 +247,7 @@ func addInputRequiredTools(s *mcp.Server) {
 		if err != nil {
 			return toolFailure(err)
 		}
-		keys := make([]string, 0, len(got))
-		for k := range got {
-			keys = append(keys, k)
-		}
-		return text("Received input for: " + strings.Join(sorted(keys), ", ")), nil
+		return text("Received input for: " + strings.Join(slices.Sorted(maps.Keys(got)), ", ")), nil
 	})
 }
 
@@ -284,13 +282,4 @@ func rootList(res *mcp.ListRootsResult) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sorted(s []string) []string {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
 }

@@ -29,6 +29,12 @@ class RecordingPort:
     def supports_input(self) -> bool:
         return False
 
+    def input_state(self) -> bytes:
+        return b""
+
+    def set_input_state(self, state: bytes) -> bool:
+        return False
+
 
 def answer(entry: Entry, params: dict[str, Any], port: RecordingPort | None = None) -> Any:
     """Runs one call to completion, awaiting async handlers."""

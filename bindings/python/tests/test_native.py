@@ -323,3 +323,92 @@ def test_context_asks_the_client_through_the_core(lib: _native.Library) -> None:
         assert peer.answer(5)["result"]["content"] == [{"type": "text", "text": "Ada 1"}]
     finally:
         server.close()
+
+
+MODERN = "2026-07-28"
+
+
+def modern_call(id: Any, name: str, caps: dict[str, Any], **extra: Any) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": name, "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": caps}, **extra}}).encode()
+
+
+def test_input_state_comes_back_on_the_retry(lib: _native.Library) -> None:
+    """ctx.set_input_state keeps bytes for the next round (2026-07-28: signed
+    in requestState); ctx.input_state reads them back, and a changed
+    requestState is refused by the core."""
+    server = polymcp.Server("state")
+    seen: list[bytes] = []
+
+    @server.tool()
+    async def confirm(ctx: polymcp.Context) -> str:
+        seen.append(ctx.input_state)
+        ctx.set_input_state("round-1 \u00e9")
+        answer = await ctx.elicit("OK?", {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+                                  key="confirm")
+        return f"{ctx.input_state.decode()} {answer['content']['ok']}"
+
+    try:
+        peer, session = connect(server)
+        session.dispatch(modern_call(1, "confirm", {"elicitation": {}}))
+        first = peer.answer(1)["result"]
+        assert first["resultType"] == "input_required"
+        assert first["inputRequests"] == {"confirm": {"method": "elicitation/create", "params": {
+            "message": "OK?", "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}}
+        assert seen == [b""]
+        session.dispatch(modern_call(2, "confirm", {"elicitation": {}}, requestState=first["requestState"],
+                                     inputResponses={"confirm": {"action": "accept", "content": {"ok": True}}}))
+        assert peer.answer(2)["result"]["content"] == [{"type": "text", "text": "round-1 \u00e9 True"}]
+        assert seen == [b"", "round-1 \u00e9".encode()]
+
+        session.dispatch(modern_call(3, "confirm", {"elicitation": {}}, requestState=first["requestState"][:-4] + "AAAA",
+                                     inputResponses={"confirm": {"action": "accept", "content": {"ok": True}}}))
+        assert peer.answer(3) == {"jsonrpc": "2.0", "id": 3, "error": {
+            "code": -32602, "message": "params.requestState is invalid: integrity check failed"}}
+    finally:
+        server.close()
+
+
+def test_declared_sees_the_clients_capabilities(lib: _native.Library) -> None:
+    """ctx.declared(method): from _meta's clientCapabilities on 2026-07-28,
+    from initialize before."""
+    server = polymcp.Server("caps")
+
+    @server.tool()
+    def kinds(ctx: polymcp.Context) -> str:
+        return ",".join(m for m in ("elicitation/create", "sampling/createMessage", "roots/list", "ping")
+                        if ctx.declared(m)) or "none"
+
+    try:
+        peer, session = connect(server)  # INIT declares no capabilities
+        session.dispatch(call(1, "kinds"))
+        assert peer.answer(1)["result"] == {"content": [{"type": "text", "text": "none"}]}
+        session.dispatch(modern_call(2, "kinds", {"sampling": {}, "roots": {"listChanged": True}}))
+        assert peer.answer(2)["result"]["content"] == [{"type": "text", "text": "sampling/createMessage,roots/list"}]
+        session.dispatch(modern_call(3, "kinds", {"elicitation": {}, "sampling": True}))
+        assert peer.answer(3)["result"]["content"] == [{"type": "text", "text": "elicitation/create"}]
+    finally:
+        server.close()
+
+
+def test_a_malformed_answer_is_invalid_params(lib: _native.Library) -> None:
+    """An elicitation answer without a valid action is -32602 from ctx.elicit."""
+    server = polymcp.Server("bad")
+
+    @server.prompt()
+    async def ask(ctx: polymcp.Context) -> str:
+        answer = await ctx.elicit("Name?", {"type": "object", "properties": {}}, key="name")
+        return str(answer)
+
+    try:
+        peer, session = connect(server)
+        session.dispatch(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {
+            "name": "ask", "inputResponses": {"name": {"action": "maybe"}}, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}}).encode())
+        assert peer.answer(1) == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": (
+            "name: the answer to elicitation/create has no valid action (accept, decline or cancel)")}}
+    finally:
+        server.close()

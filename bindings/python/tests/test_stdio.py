@@ -86,7 +86,15 @@ def test_catalogue_matches_the_go_fixture(everything: Child) -> None:
         "test_embedded_resource", "test_multiple_content_types", "test_error_handling",
         "test_tool_with_logging", "test_logging_tool", "test_tool_with_progress",
         "test_reconnection", "test_trigger_tool_change", "test_trigger_prompt_change",
-        "json_schema_2020_12_tool"]
+        "json_schema_2020_12_tool",
+        # the interactive tools, last
+        "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
+        "test_elicitation_sep1330_enums", "test_input_required_result_elicitation",
+        "test_input_required_result_sampling", "test_input_required_result_list_roots",
+        "test_input_required_result_request_state", "test_input_required_result_tampered_state",
+        "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
+        "test_input_required_result_capabilities", "test_missing_capability",
+        "test_streaming_elicitation"]
     assert tools["echo"] == {"name": "echo", "description": "Returns its text argument as one text item",
                              "inputSchema": {"type": "object", "properties": {"text": {
                                  "type": "string", "description": "the text to return"}},
@@ -102,8 +110,9 @@ def test_catalogue_matches_the_go_fixture(everything: Child) -> None:
         "description": "A resource template with parameter substitution",
         "mimeType": "application/json"}]
     prompts = {p["name"]: p for p in everything.result(4)["prompts"]}
-    assert sorted(prompts) == ["test_prompt_with_arguments", "test_prompt_with_embedded_resource",
-                               "test_prompt_with_image", "test_simple_prompt"]
+    assert sorted(prompts) == ["test_input_required_result_prompt", "test_prompt_with_arguments",
+                               "test_prompt_with_embedded_resource", "test_prompt_with_image",
+                               "test_simple_prompt"]
     assert prompts["test_prompt_with_arguments"]["arguments"] == [
         {"name": "arg1", "description": "First test argument", "required": True},
         {"name": "arg2", "description": "Second test argument", "required": True}]

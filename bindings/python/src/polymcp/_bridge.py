@@ -44,6 +44,12 @@ class NativeCalls(Protocol):
 
     def input(self, call: int, requests: bytes) -> tuple[int, bytes]: ...
 
+    def has_input_state(self) -> bool: ...
+
+    def input_state(self, call: int) -> bytes: ...
+
+    def set_input_state(self, call: int, state: bytes) -> int: ...
+
 
 class _Pending:
     """One call in flight; it is also the CallPort of the call's Context."""
@@ -83,6 +89,15 @@ class _Pending:
 
     def ask(self, requests: dict[str, dict[str, Any]]) -> tuple[int, bytes]:
         return self.calls.input(self.call, dumps(requests).encode())
+
+    def input_state(self) -> bytes:
+        return self.calls.input_state(self.call) if self.calls.has_input_state() else b""
+
+    def set_input_state(self, state: bytes) -> bool:
+        if not self.calls.has_input_state():
+            return False
+        self.calls.set_input_state(self.call, state)
+        return True
 
 
 class Bridge:

@@ -13,7 +13,7 @@ import math
 from collections.abc import Generator
 from typing import Any, Literal, Protocol
 
-from ._errors import INTERNAL_ERROR, InputRequiredUnsupported, McpError, ToolError
+from ._errors import INTERNAL_ERROR, INVALID_PARAMS, InputRequiredUnsupported, McpError, ToolError
 from ._native import E_CANCELLED, E_CAPABILITY, E_INPUT_REQUIRED
 
 __all__ = ["CallPort", "Context", "InputRequired", "LogLevel", "LOG_LEVELS"]
@@ -43,6 +43,19 @@ class CallPort(Protocol):
     def ask(self, requests: dict[str, dict[str, Any]]) -> tuple[int, bytes]:
         """polymcp_call_input: the status and the answers (or the message)."""
         ...
+
+    def input_state(self) -> bytes:
+        """polymcp_call_input_state (b"" when none, or when the core has no input state)."""
+        ...
+
+    def set_input_state(self, state: bytes) -> bool:
+        """polymcp_call_set_input_state; False when the core has no input state."""
+        ...
+
+
+#: The client capability an input request of each method needs.
+_CAPABILITIES = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
+                 "roots/list": "roots"}
 
 
 class InputRequired(BaseException):
@@ -120,6 +133,33 @@ class Context:
         caps = self._details().get("clientCapabilities")
         return caps if isinstance(caps, dict) else {}
 
+    def declared(self, method: str) -> bool:
+        """Whether the client declared the capability an input request of
+        ``method`` needs: ``"elicitation/create"`` (elicitation),
+        ``"sampling/createMessage"`` (sampling) or ``"roots/list"`` (roots).
+        Top level only; the core applies the finer rules (elicitation modes,
+        sampling tools) when asked. Use it to ask only for what the client
+        can answer: a kind it did not declare fails (-32021 on 2026-07-28)."""
+        capability = _CAPABILITIES.get(method)
+        return capability is not None and isinstance(self.client_capabilities.get(capability), dict)
+
+    @property
+    def input_state(self) -> bytes:
+        """What this handler kept with :meth:`set_input_state`: in an
+        earlier round of the same request on 2026-07-28 (it came back in
+        requestState), or earlier in this run on the older revisions.
+        ``b""`` when nothing was kept."""
+        return self._port.input_state()
+
+    def set_input_state(self, state: bytes | str) -> None:
+        """Keeps state (a few KiB at most; a str is kept as UTF-8) for the
+        request's next round. On 2026-07-28 it travels in requestState,
+        signed but not encrypted: the client can read it, so keep no
+        secrets in it."""
+        data = state.encode() if isinstance(state, str) else bytes(state)
+        if not self._port.set_input_state(data):
+            raise InputRequiredUnsupported("input state")
+
     @property
     def progress_token(self) -> str | int | None:
         token = self.meta.get("progressToken")
@@ -172,19 +212,30 @@ class Context:
         ``{"action": "accept"|"decline"|"cancel", "content": {...}}``. key
         names the question in 2026-07-28's inputRequests (default: q0, q1, …
         in the order the handler asks)."""
-        return dict(await self._ask("elicitation/create",
-                                    {"message": message, "requestedSchema": requested_schema}, key))
+        key, answer = await self._ask("elicitation/create",
+                                 {"message": message, "requestedSchema": requested_schema}, key)
+        if answer.get("action") not in ("accept", "decline", "cancel"):
+            raise McpError(INVALID_PARAMS, f"{key}: the answer to elicitation/create "
+                                           "has no valid action (accept, decline or cancel)")
+        return dict(answer)
 
     async def sample(self, messages: list[dict[str, Any]], max_tokens: int, *,
                      key: str | None = None, **options: Any) -> dict[str, Any]:
         """Asks the client's model for a completion (sampling/createMessage)."""
-        return dict(await self._ask("sampling/createMessage",
-                                    {"messages": messages, "maxTokens": max_tokens, **options}, key))
+        key, answer = await self._ask("sampling/createMessage",
+                                 {"messages": messages, "maxTokens": max_tokens, **options}, key)
+        if not answer.get("content"):
+            raise McpError(INVALID_PARAMS, f"{key}: the answer to "
+                                           "sampling/createMessage has no content")
+        return dict(answer)
 
     async def roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
         """The client's roots (roots/list)."""
-        answer = await self._ask("roots/list", {}, key)
-        return list(answer.get("roots", []))
+        key, answer = await self._ask("roots/list", {}, key)
+        roots = answer.get("roots")
+        if not isinstance(roots, list):
+            raise McpError(INVALID_PARAMS, f"{key}: the answer to roots/list has no roots array")
+        return list(roots)
 
     async def ask(self, requests: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
         """Asks several questions in one round: {key: (method, params)} ->
@@ -204,7 +255,7 @@ class Context:
             out[k] = answer
         return out
 
-    async def _ask(self, method: str, params: dict[str, Any], key: str | None) -> dict[str, Any]:
+    async def _ask(self, method: str, params: dict[str, Any], key: str | None) -> tuple[str, dict[str, Any]]:
         # Questions are keyed by their order in the handler, which re-runs
         # from the start on each 2026-07-28 retry and so asks them in the
         # same order. The core answers from the retry's inputResponses, or
@@ -213,7 +264,7 @@ class Context:
         if key is None:
             key = f"q{self._asked}"
         self._asked += 1
-        return (await self.ask({key: (method, params)}))[key]
+        return key, (await self.ask({key: (method, params)}))[key]
 
     async def _send(self, asked: dict[str, dict[str, Any]]) -> dict[str, Any]:
         status, body = await asyncio.to_thread(self._port.ask, asked)

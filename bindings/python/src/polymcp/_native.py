@@ -236,6 +236,8 @@ def _prototypes(lib: ctypes.CDLL) -> None:
                                         p_u64]),
         "polymcp_http_cancel": (c_int, [u64]),
         "polymcp_call_input": (c_int, [u64, c_char_p, sz, POINTER(c_void_p), p_size]),
+        "polymcp_call_input_state": (c_int, [u64, POINTER(c_void_p), p_size]),
+        "polymcp_call_set_input_state": (c_int, [u64, c_char_p, sz]),
     }
     for name, (restype, argtypes) in table.items():
         fn = getattr(lib, name)
@@ -275,10 +277,14 @@ class Library:
     def has(self, name: str) -> bool:
         return hasattr(self.cdll, name)
 
-    def error(self, status: int, what: str) -> NativeError:
+    def last_error(self) -> str:
+        """The calling thread's last error message (empty when none)."""
         msg, size = c_char_p(), c_size_t()
         self.cdll.polymcp_last_error(byref(msg), byref(size))
-        text = (msg.value or b"")[: size.value].decode("utf-8", "replace")
+        return (msg.value or b"")[: size.value].decode("utf-8", "replace")
+
+    def error(self, status: int, what: str) -> NativeError:
+        text = self.last_error()
         return NativeError(status, f"{what}: {text or 'error ' + str(status)}")
 
     def check(self, status: int, what: str) -> None:
@@ -389,11 +395,32 @@ class Library:
         status: int = self.cdll.polymcp_call_input(c_uint64(call), requests, len(requests),
                                                    byref(buf), byref(size))
         if status != OK:
-            return status, str(self.error(status, "polymcp_call_input")).encode()
+            # The library's own message: a tool shows it as its error result.
+            text = self.last_error() or f"polymcp_call_input: error {status}"
+            # A failure of the input itself (the client answered with an
+            # error, a malformed answer) comes as "input: <the core's error>".
+            return status, text.removeprefix("input: ").encode()
         try:
             return status, ctypes.string_at(buf, size.value) if buf.value else b""
         finally:
             self.cdll.polymcp_free(buf)
+
+    def has_input_state(self) -> bool:
+        return self.has("polymcp_call_set_input_state")
+
+    def input_state(self, call: int) -> bytes:
+        """polymcp_call_input_state: the state kept in an earlier round (b"" when none)."""
+        buf, size = c_void_p(), c_size_t()
+        if self.cdll.polymcp_call_input_state(c_uint64(call), byref(buf), byref(size)) != OK:
+            return b""
+        try:
+            return ctypes.string_at(buf, size.value) if buf.value and size.value else b""
+        finally:
+            self.cdll.polymcp_free(buf)
+
+    def set_input_state(self, call: int, state: bytes) -> int:
+        status: int = self.cdll.polymcp_call_set_input_state(c_uint64(call), state, len(state))
+        return status
 
 
 _session_keys: dict[int, int] = {}

@@ -17,6 +17,7 @@ import base64
 import itertools
 import json
 import sys
+from decimal import Decimal
 from typing import Annotated, Any
 
 import polymcp
@@ -59,6 +60,7 @@ def build() -> polymcp.Server:
     _schema_tool(server)
     _resources(server)
     _prompts(server)
+    _interactive(server)  # last, as in the Go fixture: the older catalogue keeps its order
     return server
 
 
@@ -237,7 +239,310 @@ def _prompts(server: polymcp.Server) -> None:
         return [Message(Image(PNG, mime_type="image/png")),
                 Message("Please analyze the image above.")]
 
+# ---- the interactive tools: they ask the client for input -------------------
+#
+# The same handler serves every revision: up to 2025-11-25 the questions are
+# server-to-client requests during the call; on 2026-07-28 the call ends as
+# input_required and the handler runs again on the client's retry, which
+# carries the answers.
 
+ASK_NAME = "What is your name?"
+ASK_COLOR = "What is your favorite color?"
+ASK_CONFIRM = "Please confirm to continue"
+ASK_CONTEXT = "What context should the prompt use?"
+CAPITAL_QUESTION = "What is the capital of France?"
+GREETING_REQUEST = "Generate a greeting"
+#: What the request-state tools keep between rounds; seeing it again proves
+#: the state came back.
+CONFIRM_STATE = "awaiting-confirmation"
+
+ELICITATION_SCHEMA: dict[str, Any] = {
+    "type": "object", "properties": {
+        "username": {"type": "string", "description": "User's response"},
+        "email": {"type": "string", "description": "User's email address"}},
+    "required": ["username", "email"]}
+
+DEFAULTS_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
+    "name": {"type": "string", "description": "User name", "default": "John Doe"},
+    "age": {"type": "integer", "description": "User age", "default": 30},
+    "score": {"type": "number", "description": "User score", "default": 95.5},
+    "status": {"type": "string", "description": "User status",
+               "enum": ["active", "inactive", "pending"], "default": "active"},
+    "verified": {"type": "boolean", "description": "Verification status", "default": True}},
+    "required": []}
+
+ENUMS_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
+    "untitledSingle": {"type": "string", "description": "Select one option",
+                       "enum": ["option1", "option2", "option3"]},
+    "titledSingle": {"type": "string", "description": "Select one option with titles", "oneOf": [
+        {"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"},
+        {"const": "value3", "title": "Third Option"}]},
+    "legacyEnum": {"type": "string", "description": "Select one option (legacy)",
+                   "enum": ["opt1", "opt2", "opt3"],
+                   "enumNames": ["Option One", "Option Two", "Option Three"]},
+    "untitledMulti": {"type": "array", "description": "Select multiple options", "minItems": 1,
+                      "maxItems": 3, "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+    "titledMulti": {"type": "array", "description": "Select multiple options with titles",
+                    "minItems": 1, "maxItems": 3, "items": {"anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"}]}}},
+    "required": []}
+
+
+def string_form(prop: str) -> dict[str, Any]:
+    """An elicitation schema of one required string property."""
+    return {"type": "object", "properties": {prop: {"type": "string"}}, "required": [prop]}
+
+
+def user_text(text: str) -> list[dict[str, Any]]:
+    """Sampling messages: one user message of text."""
+    return [{"role": "user", "content": {"type": "text", "text": text}}]
+
+
+def sampled_text(result: dict[str, Any]) -> str:
+    """The text of a sampling answer (one content item, or the text items of several)."""
+    content = result.get("content")
+    if isinstance(content, dict):
+        text = content.get("text")
+        return text if isinstance(text, str) else ""
+    if isinstance(content, list):
+        return "".join(c["text"] for c in content if isinstance(c, dict)
+                       and c.get("type") == "text" and isinstance(c.get("text"), str))
+    return ""
+
+
+def _digits(value: float) -> tuple[str, str, int]:
+    """The sign, shortest decimal digits and decimal exponent of value (not 0)."""
+    sign, digits, exp = Decimal(repr(value)).as_tuple()
+    assert isinstance(exp, int)
+    text = "".join(map(str, digits))
+    stripped = text.rstrip("0")
+    return "-" if sign else "", stripped, len(text) + exp - 1
+
+
+def _scientific(sign: str, digits: str, exp10: int) -> str:
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
+
+
+def _fixed(sign: str, digits: str, exp10: int) -> str:
+    if exp10 < 0:
+        return f"{sign}0.{'0' * (-exp10 - 1)}{digits}"
+    whole, frac = digits[:exp10 + 1].ljust(exp10 + 1, "0"), digits[exp10 + 1:]
+    return f"{sign}{whole}{'.' + frac if frac else ''}"
+
+
+def go_number(value: float) -> str:
+    """A number as Go's fmt prints a float64 (%v): shortest digits, with an
+    exponent below 1e-4 and from 1e6 on."""
+    f = float(value)
+    if f != f or f in (float("inf"), float("-inf")):
+        return "NaN" if f != f else ("+Inf" if f > 0 else "-Inf")
+    if f == 0:
+        return "0"
+    sign, digits, exp10 = _digits(f)
+    return (_scientific if exp10 < -4 or exp10 >= 6 else _fixed)(sign, digits, exp10)
+
+
+def _go_json_number(value: float) -> str:
+    """A number as Go's encoding/json writes a float64: an exponent below
+    1e-6 and from 1e21 on (e-7, not e-07)."""
+    f = float(value)
+    if f == 0:
+        return "0"
+    sign, digits, exp10 = _digits(f)
+    if exp10 < -6 or exp10 >= 21:
+        return _scientific(sign, digits, exp10).replace("e-0", "e-")
+    return _fixed(sign, digits, exp10)
+
+
+def go_sprint(value: Any) -> str:
+    """A decoded JSON value as Go's fmt.Sprint shows it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "<nil>"
+    if isinstance(value, (int, float)):
+        return go_number(value)
+    if isinstance(value, list):
+        return "[" + " ".join(go_sprint(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_sprint(value[k])}" for k in sorted(value)) + "]"
+    return str(value)
+
+
+def go_json(value: Any) -> str:
+    """A decoded JSON value as Go's encoding/json writes it: keys sorted,
+    numbers as float64, <, > and & escaped."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{go_json(str(k))}:{go_json(value[k])}" for k in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(go_json(v) for v in value) + "]"
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return _go_json_number(value)
+    text = json.dumps(str(value), ensure_ascii=False)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
+def field(result: dict[str, Any], name: str) -> str:
+    """An accepted elicitation's property as text; "(decline)" and the like otherwise."""
+    action = result.get("action")
+    if action != "accept":
+        return f"({action})"
+    content = result.get("content") or {}
+    return go_sprint(content[name]) if name in content else ""
+
+
+def outcome(result: dict[str, Any]) -> str:
+    """An elicitation's action and content."""
+    content = result.get("content")
+    return f"action={result.get('action')}, content={go_json(content) if content is not None else '{}'}"
+
+
+def root_list(roots: list[dict[str, Any]]) -> str:
+    if not roots:
+        return "(none)"
+    return ", ".join(str(r.get("uri", "")) + (f" ({r['name']})" if r.get("name") else "")
+                     for r in roots)
+
+
+def _interactive(server: polymcp.Server) -> None:
+    _legacy_interactive(server)
+    _input_required_tools(server)
+    _diagnostic_input_tools(server)
+
+    @server.prompt(title="Prompt Asking For Input",
+                   description="A prompt that asks the user for context before it renders")
+    async def test_input_required_result_prompt(ctx: Context) -> str:
+        answer = await ctx.elicit(ASK_CONTEXT, string_form("context"), key="user_context")
+        return "Use this context: " + field(answer, "context")
+
+
+def _legacy_interactive(server: polymcp.Server) -> None:
+    @server.tool(strict=True)
+    async def test_sampling(prompt: Annotated[str, "the prompt to send to the client's model"],
+                            ctx: Context) -> str:
+        """Tests server-initiated sampling (LLM completion request)"""
+        answer = await ctx.sample(user_text(prompt), 100, key="sampling")
+        return "LLM response: " + sampled_text(answer)
+
+    @server.tool(strict=True)
+    async def test_elicitation(message: Annotated[str, "the message to show the user"],
+                               ctx: Context) -> str:
+        """Tests server-initiated elicitation (user input request)"""
+        answer = await ctx.elicit(message, ELICITATION_SCHEMA, key="elicitation")
+        return "User response: " + outcome(answer)
+
+    @server.tool()
+    async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
+        """Tests elicitation with default values per SEP-1034"""
+        answer = await ctx.elicit("Please review and update the form fields with defaults",
+                                  DEFAULTS_SCHEMA, key="defaults")
+        return "Elicitation completed: " + outcome(answer)
+
+    @server.tool()
+    async def test_elicitation_sep1330_enums(ctx: Context) -> str:
+        """Tests elicitation with enum schema improvements per SEP-1330"""
+        answer = await ctx.elicit("Please select options from the enum fields", ENUMS_SCHEMA,
+                                  key="enums")
+        return "Elicitation completed: " + outcome(answer)
+
+
+async def _confirm(ctx: Context) -> str:
+    """The request-state tools: keep a state, ask for a confirmation, and
+    say whether the state came back."""
+    kept = ctx.input_state
+    ctx.set_input_state(CONFIRM_STATE)
+    answer = await ctx.elicit(ASK_CONFIRM, {"type": "object", "properties": {"ok": {"type": "boolean"}},
+                                            "required": ["ok"]}, key="confirm")
+    # On 2026-07-28 this is the retry: the state must have come back in
+    # requestState. Earlier revisions answer within one run.
+    ok = kept == CONFIRM_STATE.encode() or (
+        ctx.revision < "2026-07-28" and ctx.input_state == CONFIRM_STATE.encode())
+    return f"{'state-ok' if ok else 'state-missing'}: confirmed={field(answer, 'ok')}"
+
+
+def _input_required_tools(server: polymcp.Server) -> None:
+    @server.tool()
+    async def test_input_required_result_elicitation(ctx: Context) -> str:
+        """Asks for the user's name (elicitation), then greets them"""
+        answer = await ctx.elicit(ASK_NAME, string_form("name"), key="user_name")
+        return f"Hello, {field(answer, 'name')}!"
+
+    @server.tool()
+    async def test_input_required_result_sampling(ctx: Context) -> str:
+        """Asks the client's model a question (sampling), then returns its answer"""
+        answer = await ctx.sample(user_text(CAPITAL_QUESTION), 100, key="capital_question")
+        return "Sampled answer: " + sampled_text(answer)
+
+    @server.tool()
+    async def test_input_required_result_list_roots(ctx: Context) -> str:
+        """Asks the client for its roots, then lists them"""
+        return "Client roots: " + root_list(await ctx.roots(key="client_roots"))
+
+    server.add_tool(_confirm, name="test_input_required_result_request_state",
+                    description="Asks for a confirmation and keeps state between the rounds (requestState)")
+    server.add_tool(_confirm, name="test_input_required_result_tampered_state",
+                    description="Like the request-state tool; a requestState changed by the client is refused")
+
+    @server.tool()
+    async def test_input_required_result_multiple_inputs(ctx: Context) -> str:
+        """Asks for a name, a greeting and the roots in one round"""
+        got = await ctx.ask({
+            "user_name": ("elicitation/create", {"message": ASK_NAME, "requestedSchema": string_form("name")}),
+            "greeting": ("sampling/createMessage", {"messages": user_text(GREETING_REQUEST), "maxTokens": 50}),
+            "client_roots": ("roots/list", {}),
+        })
+        roots = got["client_roots"].get("roots")
+        return (f"Name: {field(got['user_name'], 'name')}; greeting: {sampled_text(got['greeting'])}; "
+                f"roots: {root_list(roots if isinstance(roots, list) else [])}")
+
+    @server.tool()
+    async def test_input_required_result_multi_round(ctx: Context) -> str:
+        """Asks for a name, then for a favorite color, over two rounds"""
+        name = await ctx.elicit(ASK_NAME, string_form("name"), key="user_name")
+        color = await ctx.elicit(ASK_COLOR, string_form("color"), key="favorite_color")
+        return f"{field(name, 'name')} likes {field(color, 'color')}"
+
+    @server.tool()
+    async def test_input_required_result_capabilities(ctx: Context) -> str:
+        """Asks only for the input kinds the client declared (elicitation, sampling, roots)"""
+        want: dict[str, tuple[str, dict[str, Any]]] = {}
+        if ctx.declared("elicitation/create"):
+            want["user_name"] = ("elicitation/create",
+                                 {"message": ASK_NAME, "requestedSchema": string_form("name")})
+        if ctx.declared("sampling/createMessage"):
+            want["capital_question"] = ("sampling/createMessage",
+                                        {"messages": user_text(CAPITAL_QUESTION), "maxTokens": 100})
+        if ctx.declared("roots/list"):
+            want["client_roots"] = ("roots/list", {})
+        if not want:
+            return "The client declared no input capability"
+        got = await ctx.ask(want)
+        return "Received input for: " + ", ".join(sorted(got))
+
+
+def _diagnostic_input_tools(server: polymcp.Server) -> None:
+    @server.tool()
+    async def test_missing_capability(ctx: Context) -> str:
+        """Needs sampling: a client that did not declare it gets -32021 (2026-07-28) or an error result"""
+        answer = await ctx.sample(user_text("Say hello"), 20, key="sampling")
+        return "LLM response: " + sampled_text(answer)
+
+    @server.tool()
+    async def test_streaming_elicitation(ctx: Context) -> str:
+        """Logs a message, then asks for the user's name; the answer stream never carries a request"""
+        ctx.info("asking for the user's name", logger=NAME)
+        answer = await ctx.elicit(ASK_NAME, string_form("name"), key="user_name")
+        return f"Hello, {field(answer, 'name')}!"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@
 #   test-python   pytest (unit, HTTP, ASGI, interop with the official SDK,
 #                 the wheel in a fresh venv), the stdio wire transcripts and
 #                 the conformance requirement runs, all against
-#                 `python3 -m polymcp.everything` (known gaps below)
+#                 `python3 -m polymcp.everything`
 #
 # The tests run in build/python-venv, made from
 # bindings/python/tests/requirements-interop.txt (the official `mcp` SDK,
@@ -22,19 +22,11 @@ PY_VENV     := $(BUILD)/python-venv
 PY_REQS     := $(PY_DIR)/tests/requirements-interop.txt
 PY_STAMP    := $(PY_VENV)/.requirements
 PY_FIXTURE  := python3 -m polymcp.everything
-# Known gaps of the Python fixture, all one gap: it does not serve the Go
-# fixture's interactive tools yet (test_sampling, test_elicitation*,
-# test_input_required_result_*, test_missing_capability,
-# test_streaming_elicitation, the prompt test_input_required_result_prompt),
-# though its Context can ask the client since ABI 1.1. Left out: the wire
-# transcripts that list that catalogue (tools_list, pagination and prompts
-# at every revision, jsonrpc at 2026-07-28) or call it (client_requests*);
-# jsonrpc runs at the other revisions. The conformance runs use the
-# bindings' baseline, conformance/expected-failures-bindings.yml (the
-# interactive scenarios). Remove both once the fixture has those tools.
-PY_WIRE_GAPS := TestWire/.*/(tools_list|pagination|prompts|jsonrpc|client_requests.*)/stdio
-PY_WIRE_JSONRPC := TestWire/(2024-11-05|2025-03-26|2025-06-18|2025-11-25)/jsonrpc/stdio
-PY_CONF_BASE  = $(abspath conformance/expected-failures-bindings.yml)
+# The fixture serves the Go fixture's whole catalogue, the interactive tools
+# included, so it is held to the same rules: every stdio wire transcript,
+# and the conformance runs against the Go baseline
+# (conformance/expected-failures.yml) with the Go fixture's counts.
+PY_CONF_BASE  = $(abspath conformance/expected-failures.yml)
 
 .PHONY: build-python test-python python-venv
 
@@ -57,9 +49,7 @@ test-python: build-capi build-python $(PY_STAMP) ## Python binding: pytest (unit
 	POLYMCP_REQUIRE_INTEROP=1 POLYMCP_WHEEL="$$(ls $(abspath $(BUILD))/polymcp-*.whl)" \
 		$(PY_VENV)/bin/python -m pytest $(PY_DIR)/tests -q -p no:cacheprovider
 	PYTHONPATH=$(PY_SRC) $(GO) test -count=1 ./examples/everything \
-		-run 'TestWire/.*/.*/stdio' -skip '$(PY_WIRE_GAPS)' -fixture '$(PY_FIXTURE)'
-	PYTHONPATH=$(PY_SRC) $(GO) test -count=1 ./examples/everything \
-		-run '$(PY_WIRE_JSONRPC)' -fixture '$(PY_FIXTURE)'
+		-run 'TestWire/.*/.*/stdio' -fixture '$(PY_FIXTURE)'
 	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' POLYMCP_EXPECTED=$(PY_CONF_BASE) \
 		conformance/run.sh py-r2025-11-25 --requirements 2025-11-25
 	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' POLYMCP_EXPECTED=$(PY_CONF_BASE) \

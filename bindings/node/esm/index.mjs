@@ -6,6 +6,7 @@ import polymcp from "../dist/index.js";
 export const {
   DEFAULT_MAX_BODY_BYTES,
   ErrorCode,
+  INPUT_METHODS,
   LOGGING_LEVELS,
   MAX_COMPLETION_VALUES,
   McpError,

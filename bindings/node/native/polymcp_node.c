@@ -43,7 +43,8 @@
   X(polymcp_server_wait) X(polymcp_server_close) X(polymcp_server_free)        \
   X(polymcp_call_complete) X(polymcp_call_fail) X(polymcp_call_progress)       \
   X(polymcp_call_log) X(polymcp_call_info) X(polymcp_server_serve_http)     \
-  X(polymcp_server_http) X(polymcp_http_cancel)
+  X(polymcp_server_http) X(polymcp_http_cancel) X(polymcp_call_input)         \
+  X(polymcp_call_input_state) X(polymcp_call_set_input_state)
 
 static struct {
   void *dl;
@@ -84,6 +85,9 @@ static const char *status_name(int rc) {
   case POLYMCP_E_FORKED: return "POLYMCP_E_FORKED";
   case POLYMCP_E_TIMEOUT: return "POLYMCP_E_TIMEOUT";
   case POLYMCP_E_IO: return "POLYMCP_E_IO";
+  case POLYMCP_E_INPUT_REQUIRED: return "POLYMCP_E_INPUT_REQUIRED";
+  case POLYMCP_E_CAPABILITY: return "POLYMCP_E_CAPABILITY";
+  case POLYMCP_E_CANCELLED: return "POLYMCP_E_CANCELLED";
   default: return "POLYMCP_E_INTERNAL";
   }
 }
@@ -183,7 +187,8 @@ enum {
   EV_CLOSED = 4,
   EV_IDLE = 5,
   EV_HTTP_DATA = 6, /* an HTTP exchange's head (once) and body bytes so far */
-  EV_HTTP_END = 7   /* the end of an HTTP exchange, with what was not sent yet */
+  EV_HTTP_END = 7,  /* the end of an HTTP exchange, with what was not sent yet */
+  EV_INPUT = 8      /* polymcp_call_input returned: kind is its status, tag the ask's id */
 };
 
 typedef struct event {
@@ -1076,6 +1081,120 @@ static napi_value js_call_info(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* ---- input from the client ----------------------------------------------- */
+
+/*
+ * callInput(server, call, id, requestsJson) asks the client through
+ * polymcp_call_input on a thread of its own: on the legacy revisions it
+ * blocks until the client answered, which must not hold the JS thread, nor
+ * libuv's pool (four threads: a few questions waiting on a slow user would
+ * starve file I/O and every further question). The thread posts EV_INPUT
+ * with the status as kind, id as tag and the answers (or, on failure, the
+ * library's message) as payload. Like the idle watcher it holds the tsfn
+ * and ctx until it posted.
+ */
+typedef struct input_job {
+  server_ctx *ctx;
+  uint64_t call;
+  double id;
+  size_t len;
+  char json[];
+} input_job;
+
+static void *run_input(void *arg) {
+  input_job *job = arg;
+  char *answers = NULL;
+  size_t len = 0;
+  int rc = lib.polymcp_call_input(job->call, job->json, job->len, &answers, &len);
+  if (rc == POLYMCP_OK) {
+    post(job->ctx, EV_INPUT, job->call, rc, job->id, answers, len);
+    lib.polymcp_free(answers);
+  } else {
+    const char *msg = NULL;
+    size_t msg_len = 0;
+    lib.polymcp_last_error(&msg, &msg_len);
+    post(job->ctx, EV_INPUT, job->call, rc, job->id, msg, msg ? msg_len : 0);
+  }
+  release_tsfn(job->ctx);
+  ctx_release(job->ctx);
+  free(job);
+  return NULL;
+}
+
+static napi_value js_call_input(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  uint64_t call;
+  double id;
+  jstr json;
+  if (!get_args(env, info, 4, argv)) {
+    return NULL;
+  }
+  server_ctx *ctx = get_server(env, argv[0]);
+  if (ctx == NULL || !get_u64(env, argv[1], &call)) {
+    return NULL;
+  }
+  CHECK(env, napi_get_value_double(env, argv[2], &id));
+  if (!jstr_get(env, argv[3], &json)) {
+    return NULL;
+  }
+  input_job *job = ctx->gone ? NULL : malloc(sizeof *job + json.len + 1);
+  if (job == NULL) {
+    jstr_free(&json);
+    napi_throw_error(env, ctx->gone ? "POLYMCP_E_CLOSED" : "POLYMCP_E_INTERNAL",
+                     ctx->gone ? "polymcp: the server is closed" : "out of memory");
+    return NULL;
+  }
+  job->ctx = ctx;
+  job->call = call;
+  job->id = id;
+  job->len = json.len;
+  memcpy(job->json, json.p, json.len);
+  job->json[json.len] = '\0';
+  jstr_free(&json);
+  if (napi_acquire_threadsafe_function(ctx->tsfn) != napi_ok) {
+    free(job);
+    napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: cannot hold the threadsafe function");
+    return NULL;
+  }
+  ctx_retain(ctx);
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&t, &attr, run_input, job);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    napi_release_threadsafe_function(ctx->tsfn, napi_tsfn_release);
+    ctx_release(ctx);
+    free(job);
+    napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: pthread_create failed");
+    return NULL;
+  }
+  return make_undefined(env);
+}
+
+/* callInputState(call) -> the kept state ("" when none), or undefined once the call is gone. */
+static napi_value js_call_input_state(napi_env env, napi_callback_info info) {
+  napi_value argv[1], out;
+  uint64_t call;
+  if (!get_args(env, info, 1, argv) || !get_u64(env, argv[0], &call)) {
+    return NULL;
+  }
+  char *state = NULL;
+  size_t len = 0;
+  if (lib.polymcp_call_input_state(call, &state, &len) != POLYMCP_OK) {
+    return make_undefined(env);
+  }
+  napi_status st = napi_create_string_utf8(env, state ? state : "", len, &out);
+  lib.polymcp_free(state);
+  CHECK(env, st);
+  return out;
+}
+
+static napi_value js_call_set_input_state(napi_env env, napi_callback_info info) {
+  return call_with_json(env, info, lib.polymcp_call_set_input_state);
+}
+
 /* ---- module --------------------------------------------------------------- */
 
 /* Every function but load needs the library. */
@@ -1110,6 +1229,9 @@ NEEDS_LIB(js_call_progress)
 NEEDS_LIB(js_call_log)
 NEEDS_LIB(js_stats)
 NEEDS_LIB(js_call_info)
+NEEDS_LIB(js_call_input)
+NEEDS_LIB(js_call_input_state)
+NEEDS_LIB(js_call_set_input_state)
 
 NAPI_MODULE_INIT() {
   const napi_property_descriptor props[] = {
@@ -1137,6 +1259,9 @@ NAPI_MODULE_INIT() {
       EXPORT("callLog", js_call_log)
       EXPORT("stats", js_stats)
       EXPORT("callInfo", js_call_info)
+      EXPORT("callInput", js_call_input)
+      EXPORT("callInputState", js_call_input_state)
+      EXPORT("callSetInputState", js_call_set_input_state)
 #undef EXPORT
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) {

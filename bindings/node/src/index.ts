@@ -21,7 +21,7 @@ export {
   type CompleteCallback,
   type CompleteContext,
 } from "./registry";
-export type { RequestExtra } from "./context";
+export type { RequestExtra, AskOptions } from "./context";
 export { ErrorCode, McpError, NativeError } from "./errors";
 export { ValidationError, type StandardSchemaV1, type SchemaShape, type SchemaInput, type InferArgs } from "./schema";
 export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpOptions } from "./http";

@@ -24,6 +24,11 @@ export const EventType = {
   HttpData: 6,
   /** The end of a host-owned HTTP exchange (tag is its id; kind is the end code). */
   HttpEnd: 7,
+  /**
+   * A callInput finished (tag is its id, kind its status): payload holds
+   * the answers as JSON on OK, else the library's message.
+   */
+  Input: 8,
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
@@ -94,6 +99,15 @@ export interface NativeBinding {
   stats(): string;
   /** The call's method, revision, _meta, clientInfo and clientCapabilities as JSON, or undefined once the call is gone. */
   callInfo(call: bigint): string | undefined;
+  /**
+   * Asks the client for input (polymcp_call_input) on a thread of the
+   * addon's, since it blocks on the legacy revisions; an Input event with
+   * this id follows. requestsJson is {key: {"method","params"}}.
+   */
+  callInput(server: NativeServer, call: bigint, id: number, requestsJson: string): void;
+  /** The state kept by callSetInputState ("" when none), or undefined once the call is gone. */
+  callInputState(call: bigint): string | undefined;
+  callSetInputState(call: bigint, state: string): number;
 }
 
 /** polymcp status codes (polymcp.h). */
@@ -106,12 +120,18 @@ export const Status = {
   Forked: -5,
   Timeout: -6,
   IO: -7,
+  /** callInput on 2026-07-28: the client has yet to answer; the core ended the call with input_required. */
+  InputRequired: -8,
+  /** callInput: the client did not declare the capability (on 2026-07-28 the core answered -32021). */
+  Capability: -9,
+  /** callInput: the call ended while waiting for the client. */
+  Cancelled: -10,
   Internal: -99,
 } as const;
 
 /** The ABI this binding was written against: it refuses another major or an older minor. */
 export const ABI_MAJOR = 1;
-export const ABI_MINOR = 0;
+export const ABI_MINOR = 1; // 1.1: polymcp_call_input and the input state
 
 /** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
 export function prebuildDir(root = join(__dirname, "..")): string {

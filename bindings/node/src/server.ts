@@ -3,7 +3,7 @@
 // and transports; this class keeps the catalogue's handlers and answers the
 // calls the core hands over, each exactly once.
 
-import { type CallPort, Cancellation, requestExtra } from "./context";
+import { CallContext, CallEnded, type CallHost, Cancellation } from "./context";
 import { NativeError } from "./errors";
 import { DEFAULT_MAX_BODY_BYTES, ExchangeTable, type HttpHandler, type HttpOptions, createHttpHandler, httpOptionsJson } from "./http";
 import { EventType, type NativeBinding, type NativeServer, native } from "./native";
@@ -79,6 +79,9 @@ export class McpServer implements AsyncDisposable {
   readonly #handle: NativeServer;
   readonly #entries = new Map<number, Entry>();
   readonly #calls = new Map<bigint, Cancellation>();
+  /** Questions to the client in flight (callInput), by id: resolves to [status, payload]. */
+  readonly #inputs = new Map<number, (answer: [number, string]) => void>();
+  #nextInput = 1;
   readonly #exchanges = new ExchangeTable();
   readonly #maxBodyBytes: number;
   readonly #onLog: (level: number, message: string) => void;
@@ -265,6 +268,12 @@ export class McpServer implements AsyncDisposable {
       case EventType.HttpEnd:
         this.#exchanges.end(tag, kind);
         break;
+      case EventType.Input: {
+        const resolve = this.#inputs.get(tag);
+        this.#inputs.delete(tag);
+        resolve?.([kind, payload ?? ""]);
+        break;
+      }
       case EventType.Log:
         this.#onLog(kind, payload ?? "");
         break;
@@ -289,25 +298,50 @@ export class McpServer implements AsyncDisposable {
   async #run(call: bigint, kind: number, entry: Entry | undefined, payload: string | undefined, cancellation: Cancellation): Promise<void> {
     const n = this.#native;
     let json: string;
+    let extra: CallContext | undefined;
     try {
       const params = (payload ? JSON.parse(payload) : {}) as { [key: string]: unknown };
-      const port: CallPort = {
-        progress: (body) => void n.callProgress(call, body),
-        log: (body) => void n.callLog(call, body),
-      };
-      const extra = requestExtra(cancellation, port, params);
+      extra = new CallContext(call, cancellation, this.#host, params);
       json = JSON.stringify(await answerFor(kind, entry, params, extra));
     } catch (err) {
+      if (err instanceof CallEnded) {
+        return; // the core answered already (input_required, or -32021)
+      }
       const failure = failureFor(kind, err);
       if (!("result" in failure)) {
-        n.callFail(call, failure.code, failure.message);
+        if (!extra?.ended) {
+          n.callFail(call, failure.code, failure.message);
+        }
         return;
       }
       json = JSON.stringify(failure.result);
     }
-    // Outside the try: the answer is sent once, whatever happens after.
-    n.callComplete(call, json);
+    // Outside the try: the answer is sent once, whatever happens after. A
+    // handler that caught the end of its call has nothing left to answer.
+    if (!extra?.ended) {
+      n.callComplete(call, json);
+    }
   }
+
+  // The calls' access to the core: one object for every call.
+  readonly #host: CallHost = {
+    progress: (call, json) => void this.#native.callProgress(call, json),
+    log: (call, json) => void this.#native.callLog(call, json),
+    info: (call) => this.#native.callInfo(call),
+    input: (call, json) =>
+      new Promise((resolve) => {
+        const id = this.#nextInput++;
+        this.#inputs.set(id, resolve);
+        try {
+          this.#native.callInput(this.#handle, call, id, json);
+        } catch (err) {
+          this.#inputs.delete(id);
+          throw err;
+        }
+      }),
+    inputState: (call) => this.#native.callInputState(call),
+    setInputState: (call, state) => this.#native.callSetInputState(call, state),
+  };
 
   #finish(): void {
     if (this.#state === "closed") {

@@ -148,3 +148,67 @@ export interface PromptArgument {
 /** RFC 5424 severities, in increasing order. */
 export const LOGGING_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
+
+// ---- Input from the client (elicitation, sampling, roots) ----
+
+/** The methods a handler may ask the client for. */
+export const INPUT_METHODS = ["elicitation/create", "sampling/createMessage", "roots/list"] as const;
+export type InputMethod = (typeof INPUT_METHODS)[number];
+
+/** One question for the client: what ctx.ask takes under each key. */
+export interface InputRequest {
+  method: InputMethod;
+  /** The request's params (roots/list has none). */
+  params?: { [key: string]: unknown };
+}
+
+/** The user's answer to elicitation/create. */
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  /** The form's values, when accepted. */
+  content?: { [key: string]: string | number | boolean | string[] };
+  _meta?: Meta;
+}
+
+/** A message of a sampling conversation. */
+export interface SamplingMessage {
+  role: "user" | "assistant";
+  content: ContentBlock | ContentBlock[];
+  _meta?: Meta;
+}
+
+/** The params of sampling/createMessage. */
+export interface CreateMessageParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  includeContext?: "none" | "thisServer" | "allServers";
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: { [key: string]: unknown };
+  metadata?: { [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** The client model's answer to sampling/createMessage. */
+export interface CreateMessageResult {
+  role: "user" | "assistant";
+  content: ContentBlock | ContentBlock[];
+  model: string;
+  stopReason?: string;
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** A directory or file the client exposes. */
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
+}
+
+/** The client's answer to roots/list. */
+export interface ListRootsResult {
+  roots: Root[];
+  _meta?: Meta;
+}

@@ -3,14 +3,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { Cancellation, requestExtra } from "../dist/context.js";
+import { CallContext, Cancellation } from "../dist/context.js";
 
-const port = { progress() {}, log() {} };
+const host = { progress() {}, log() {} };
 
 describe("Cancellation", () => {
   it("aborts a signal read before the cancellation", () => {
     const c = new Cancellation();
-    const extra = requestExtra(c, port, {});
+    const extra = new CallContext(1n, c, host, {});
     const signal = extra.signal;
     let fired = 0;
     signal.addEventListener("abort", () => fired++);
@@ -24,7 +24,7 @@ describe("Cancellation", () => {
 
   it("hands out an aborted signal when read after the cancellation", () => {
     const c = new Cancellation();
-    const extra = requestExtra(c, port, { revision: "2025-06-18" });
+    const extra = new CallContext(1n, c, host, { revision: "2025-06-18" });
     c.abort();
     assert.equal(extra.signal.aborted, true);
     assert.equal(extra.revision, "2025-06-18");

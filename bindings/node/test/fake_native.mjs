@@ -11,7 +11,7 @@ export class FakeNative {
   servers = [];
 
   load() {
-    return 1 << 16;
+    return (1 << 16) | 1;
   }
   version() {
     return "0.0.0-fake";
@@ -74,6 +74,20 @@ export class FakeNative {
   callInfo(call) {
     const c = this.#find(call);
     return c && !c.answer ? JSON.stringify({ method: "tools/call", revision: "2025-06-18" }) : undefined;
+  }
+  // Questions are recorded, never answered: tests answer with answerInput.
+  inputs = [];
+  callInput(s, call, id, json) {
+    this.inputs.push({ server: s, call, id, requests: JSON.parse(json) });
+  }
+  answerInput(input, status, payload) {
+    setImmediate(() => input.server.onEvent(EventType.Input, 0n, status, input.id, payload));
+  }
+  callInputState() {
+    return "";
+  }
+  callSetInputState() {
+    return 0;
   }
   stats() {
     return JSON.stringify({ servers: this.servers.filter((s) => !s.freed).length, calls: 0, sessions: 0, goroutines: 0 });

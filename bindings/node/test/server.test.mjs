@@ -191,6 +191,54 @@ describe("notifications and cancellation", () => {
   });
 });
 
+describe("questions to the client", () => {
+  const { server, core } = newServer();
+  let outcome;
+  server.registerTool("ask", {}, async (_args, extra) => {
+    try {
+      return (await extra.elicit("Name?", { type: "object", properties: {} }, { key: "k" })).action;
+    } catch (err) {
+      outcome = err;
+      throw err;
+    }
+  });
+  const asked = async () => {
+    const n = fake.inputs.length;
+    while (fake.inputs.length === n) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return fake.inputs.at(-1);
+  };
+
+  it("hands the question to the core and resolves with its answer", async () => {
+    const c = core.call(CallKind.Tool, core.tagOf("tool", "ask"), { name: "ask", revision: "2025-11-25" });
+    const input = await asked();
+    assert.deepEqual(input.requests, { k: { method: "elicitation/create", params: { message: "Name?", requestedSchema: { type: "object", properties: {} } } } });
+    assert.equal(input.call, c.id);
+    fake.answerInput(input, 0, '{"k":{"action":"decline"}}');
+    assert.deepEqual((await c.done).result, { content: [{ type: "text", text: "decline" }] });
+  });
+
+  it("rejects with an AbortError as soon as the call is cancelled, before the core gives up the question", async () => {
+    const c = core.call(CallKind.Tool, core.tagOf("tool", "ask"), { name: "ask", revision: "2025-11-25" });
+    const input = await asked();
+    core.cancel(c.id);
+    const got = await c.done;
+    assert.equal(outcome.name, "AbortError");
+    assert.equal(got.result.isError, true);
+    fake.answerInput(input, -10, "the call ended while waiting for input"); // late: ignored
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+
+  it("sends nothing when the core ended the call with input_required", async () => {
+    const c = core.call(CallKind.Tool, core.tagOf("tool", "ask"), { name: "ask", revision: "2026-07-28" });
+    fake.answerInput(await asked(), -8, "the client has yet to answer");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(c.state.answer, undefined, "no answer: the core gave one");
+    assert.equal(String(outcome), "polymcp: the call already ended (input_required)");
+  });
+});
+
 describe("resources, prompts and completions", () => {
   const { server, core } = newServer();
   server.registerResource("fixed", "test://fixed", { mimeType: "text/plain" }, (uri) => `read ${uri.href}`);

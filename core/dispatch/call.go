@@ -37,9 +37,14 @@ type call struct {
 	// in asks the client for input (methods that may, see input.go).
 	in inputs
 
-	mu        sync.Mutex
-	done      bool
-	stop      context.CancelCauseFunc
+	mu   sync.Mutex
+	done bool
+	stop context.CancelCauseFunc
+	// unwatch deregisters the watch on the job's context (run); returned
+	// says the handler came back on its own, after which the watch has
+	// nothing left to answer.
+	unwatch   func() bool
+	returned  bool
 	updates   int
 	lastValue float64
 	// asking counts the handler's questions to the client in flight; an
@@ -142,9 +147,10 @@ func (c *call) run(ctx context.Context, m method) {
 			// the answer is decided by the cause, not by what the handler
 			// returned in reaction to it.
 			c.terminal(ctx)
-			return
+		} else {
+			c.finish(res, err)
 		}
-		c.finish(res, err)
+		c.unwatchJob()
 	})
 	switch {
 	case errors.Is(err, executor.ErrOverloaded):
@@ -162,7 +168,34 @@ func (c *call) run(ctx context.Context, m method) {
 		stop(errCancelledByClient)
 		return
 	}
-	context.AfterFunc(jobCtx, func() { c.terminal(jobCtx) })
+	// The watch answers for a job that ends other than by returning (a
+	// timeout, a panic, a cancellation) while its handler may still run.
+	// A handler that returns stops it first: otherwise the executor's
+	// ending the context with ErrFinished would start a goroutine per call
+	// only to find there is nothing to do.
+	unwatch := context.AfterFunc(jobCtx, func() { c.terminal(jobCtx) })
+	c.mu.Lock()
+	returned := c.returned
+	if !returned {
+		c.unwatch = unwatch
+	}
+	c.mu.Unlock()
+	if returned {
+		unwatch()
+	}
+}
+
+// unwatchJob records that the handler returned and stops the watch on the
+// job's context, if run registered it already (else run stops it).
+func (c *call) unwatchJob() {
+	c.mu.Lock()
+	c.returned = true
+	unwatch := c.unwatch
+	c.unwatch = nil
+	c.mu.Unlock()
+	if unwatch != nil {
+		unwatch()
+	}
 }
 
 // terminal answers for a job that ended other than by returning.

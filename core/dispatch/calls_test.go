@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/polymcp/polymcp/core/executor"
+	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/transport"
 )
@@ -42,6 +45,27 @@ func TestTimeoutAnswersWithDefinedError(t *testing.T) {
 	s, in := initialized(t, f)
 	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`, in)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"request timed out after 50ms","data":{"reason":"timeout"}}}`, in.next(t))
+	in.none(t, 50*time.Millisecond)
+}
+
+// A handler that ignores its context still has its call answered at the
+// deadline (by the watch on the job's context), and what it returns later
+// is dropped.
+func TestTimeoutAnswersWhileTheHandlerIgnoresIt(t *testing.T) {
+	f := newFixture(t, executor.Options{Timeout: 50 * time.Millisecond})
+	release := make(chan struct{})
+	returned := make(chan struct{})
+	require.NoError(t, f.router.AddTool(spec.Tool{Name: "stuck"},
+		func(context.Context, *router.Request, json.RawMessage) (*spec.CallToolResult, error) {
+			defer close(returned)
+			<-release
+			return &spec.CallToolResult{Content: []spec.Content{spec.TextContent("late")}}, nil
+		}))
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck"}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"request timed out after 50ms","data":{"reason":"timeout"}}}`, in.next(t))
+	close(release)
+	<-returned
 	in.none(t, 50*time.Millisecond)
 }
 

@@ -69,7 +69,7 @@ type fixture struct {
 	entered chan struct{}
 }
 
-func newFixture(t *testing.T, opts executor.Options) *fixture {
+func newFixture(t testing.TB, opts executor.Options) *fixture {
 	t.Helper()
 	f := &fixture{release: make(chan struct{}), entered: make(chan struct{}, 1024)}
 	var err error

@@ -28,6 +28,23 @@ type admission struct {
 	clientInfo *spec.Implementation
 	// logLevel is the minimum severity of notifications/message; -1 = none.
 	logLevel int
+	// params are the members of params the core reads itself.
+	params paramMembers
+}
+
+// paramMembers are the members of a request's params that admission, the
+// tools/call path and the input rounds read, found in one pass over params
+// (a lookup each scanned a large argument up to five times).
+type paramMembers struct {
+	meta, name, arguments, requestState, inputResponses []byte
+}
+
+var paramNames = []string{"_meta", "name", "arguments", spec.ParamRequestState, spec.ParamInputResponses}
+
+func scanParams(params []byte) paramMembers {
+	var v [5][]byte
+	jsonrpc.Members(params, paramNames, v[:])
+	return paramMembers{meta: v[0], name: v[1], arguments: v[2], requestState: v[3], inputResponses: v[4]}
 }
 
 func invalidParams(format string, args ...any) *jsonrpc.Error {
@@ -42,9 +59,8 @@ func methodNotFound(method string) *jsonrpc.Error {
 // returned admission's dialect is set even on error when it is known, so
 // the error can be shaped for the revision.
 func (s *Session) admit(msg jsonrpc.Message) (admission, *jsonrpc.Error) {
-	var a admission
-	raw, _ := jsonrpc.Member(msg.Params, "_meta")
-	if len(raw) > 0 {
+	a := admission{params: scanParams(msg.Params)}
+	if raw := a.params.meta; len(raw) > 0 {
 		if raw[0] != '{' {
 			return a, invalidParams("params._meta must be an object")
 		}

@@ -84,7 +84,7 @@ func newFixture(t testing.TB, opts executor.Options) *fixture {
 	require.NoError(t, f.router.AddTool(spec.Tool{Name: "echo", InputSchema: echo},
 		func(_ context.Context, _ *router.Request, args json.RawMessage) (*spec.CallToolResult, error) {
 			var in struct{ Text string }
-			_ = json.Unmarshal(args, &in)
+			_ = jsonrpc.Unmarshal(args, &in)
 			return &spec.CallToolResult{Content: []spec.Content{spec.TextContent(in.Text)}}, nil
 		}))
 	require.NoError(t, f.router.AddTool(spec.Tool{Name: "block"},

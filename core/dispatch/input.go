@@ -130,9 +130,11 @@ func (c *call) prepareInputs() error {
 	if !in.modern {
 		return nil
 	}
-	if st, present, err := jsonrpc.StringMember(c.params, spec.ParamRequestState); err != nil {
-		return invalidParams("params.requestState must be a string")
-	} else if present {
+	if raw := c.adm.params.requestState; raw != nil {
+		st, err := jsonrpc.StringValue(raw, spec.ParamRequestState)
+		if err != nil {
+			return invalidParams("params.requestState must be a string")
+		}
 		// The digest is computed only when a state is checked or issued:
 		// most calls never need it.
 		if err := in.computeDigest(); err != nil {
@@ -144,8 +146,8 @@ func (c *call) prepareInputs() error {
 		}
 		in.answers, in.state = p.Answers, p.State
 	}
-	raw, present := jsonrpc.Member(c.params, spec.ParamInputResponses)
-	if !present {
+	raw := c.adm.params.inputResponses
+	if raw == nil {
 		return nil
 	}
 	if len(raw) == 0 || raw[0] != '{' {

@@ -27,34 +27,51 @@ func ParseID(raw []byte, lim Limits) (ID, *Error) {
 // object the decoder already validated (Message.Params, for one). It reports
 // false when obj is not an object or has no such member.
 func Member(obj []byte, name string) ([]byte, bool) {
+	var v [1][]byte
+	Members(obj, []string{name}, v[:])
+	return v[0], v[0] != nil
+}
+
+// Members is Member for several names at once, in one pass over obj: vals[i]
+// becomes the raw value of names[i], or stays nil when obj has no such
+// member (the first of duplicate members counts, as for Member). vals must
+// be as long as names and all nil. It reports false when obj is not an
+// object (or not the validated JSON it must be).
+func Members(obj []byte, names []string, vals [][]byte) bool {
 	s := scanner{data: obj, lim: Limits{}.withDefaults()}
 	s.pos = skipWS(obj, 0)
 	if s.pos >= len(obj) || obj[s.pos] != '{' {
-		return nil, false
+		return false
 	}
 	s.pos++
 	if i := skipWS(obj, s.pos); i < len(obj) && obj[i] == '}' {
-		return nil, false
+		return true
 	}
-	for {
+	left := len(names)
+	for left > 0 {
 		key, err := s.name()
 		if err != nil {
-			return nil, false
+			return false
 		}
 		start := skipWS(obj, s.pos)
 		s.pos = skipValid(obj, start)
 		if s.pos <= start {
-			return nil, false
+			return false
 		}
-		if textIs(obj[key.start:key.end], key.esc, name) {
-			return obj[start:s.pos], true
+		for i, name := range names {
+			if vals[i] == nil && textIs(obj[key.start:key.end], key.esc, name) {
+				vals[i] = obj[start:s.pos]
+				left--
+				break
+			}
 		}
 		i := skipWS(obj, s.pos)
 		if i >= len(obj) || obj[i] != ',' {
-			return nil, false
+			break
 		}
 		s.pos = i + 1
 	}
+	return true
 }
 
 // skipValid returns the offset just past the JSON value at i of data, which
@@ -148,12 +165,20 @@ func StringMember(obj []byte, name string) (text string, present bool, err error
 	if !ok {
 		return "", false, nil
 	}
+	text, err = StringValue(raw, name)
+	return text, true, err
+}
+
+// StringValue returns the text of raw, the validated value of the member
+// name (found by Members, say); a value that is not a string is a
+// *TypeError naming the member.
+func StringValue(raw []byte, name string) (string, error) {
 	body, esc, ok := stringValue(raw)
 	if !ok {
-		return "", true, &TypeError{Path: []string{name}, Want: "a string", Got: describeValue(raw[0])}
+		return "", &TypeError{Path: []string{name}, Want: "a string", Got: describeValue(raw[0])}
 	}
 	if esc {
-		return string(appendUnescaped(nil, body)), true, nil
+		return string(appendUnescaped(nil, body)), nil
 	}
-	return string(body), true, nil
+	return string(body), nil
 }

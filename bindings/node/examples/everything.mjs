@@ -2,7 +2,8 @@
 // The everything example server, written with polymcp's public Node API:
 // the same tools, resources, templates and prompts, with the same names and
 // texts, as examples/everything/everything.go (the conformance fixture plus
-// echo and sleep).
+// echo and sleep) and examples/everything/interactive.go (the tools that ask
+// the client for input).
 //
 //   node bindings/node/examples/everything.mjs                        # stdio
 //   node bindings/node/examples/everything.mjs --http 127.0.0.1:8080  # Streamable HTTP
@@ -15,7 +16,7 @@ import { setTimeout as pause } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
-import { McpServer, ResourceTemplate, version } from "polymcp";
+import { McpError, McpServer, ResourceTemplate, version } from "polymcp";
 
 export const NAME = "polymcp-everything";
 
@@ -66,6 +67,7 @@ export function createServer(options = {}) {
   addTools(server);
   addResources(server);
   addPrompts(server);
+  addInteractive(server); // last: the older catalogue keeps its order
   return server;
 }
 
@@ -314,6 +316,291 @@ function addPrompts(server) {
 function completeWords(value) {
   return ["paris", "park", "party", "hello", "world"].filter((w) => w.startsWith(value));
 }
+
+// ---- The interactive tools (examples/everything/interactive.go) ----------
+// They ask the client for input through ctx.elicit, ctx.sample, ctx.roots
+// and ctx.ask. The same handler serves every revision: up to 2025-11-25 the
+// core sends server-to-client requests during the call; on 2026-07-28 it
+// answers input_required and the handler runs again on the client's retry.
+
+const ASK_NAME = "What is your name?";
+const ASK_COLOR = "What is your favorite color?";
+const ASK_CONFIRM = "Please confirm to continue";
+const ASK_CONTEXT = "What context should the prompt use?";
+const CAPITAL_QUESTION = "What is the capital of France?";
+const GREETING_REQUEST = "Generate a greeting";
+// What test_input_required_result_request_state keeps between its rounds;
+// seeing it again proves the state round-tripped.
+const CONFIRM_STATE = "awaiting-confirmation";
+
+/** Elicits one required string property. */
+const stringForm = (property) => ({ type: "object", properties: { [property]: { type: "string" } }, required: [property] });
+
+const userText = (s) => ({ messages: [{ role: "user", content: { type: "text", text: s } }] });
+
+const sampling = (prompt, maxTokens) => ({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens });
+
+/** A value as Go's fmt %v prints what encoding/json decoded. */
+function goValue(v) {
+  if (Array.isArray(v)) {
+    return `[${v.map(goValue).join(" ")}]`;
+  }
+  if (v !== null && typeof v === "object") {
+    return `map[${Object.keys(v).sort().map((k) => `${k}:${goValue(v[k])}`).join(" ")}]`;
+  }
+  return v === null ? "<nil>" : String(v);
+}
+
+/** JSON as Go's encoding/json writes a decoded value: object keys sorted, HTML characters escaped. */
+function goJson(v) {
+  const sorted = (x) =>
+    Array.isArray(x) ? x.map(sorted) : x !== null && typeof x === "object"
+      ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted(x[k])]))
+      : x;
+  return JSON.stringify(sorted(v)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** An accepted elicitation's property as text. */
+function field(res, name) {
+  if (res.action !== "accept") {
+    return `(${res.action})`;
+  }
+  const v = res.content?.[name];
+  return v === undefined ? "" : typeof v === "string" ? v : goValue(v);
+}
+
+/** An elicitation's action and content. */
+const outcome = (res) => `action=${res.action}, content=${res.content == null ? "{}" : goJson(res.content)}`;
+
+/** The text of a sampled message: its one content's text, or the text blocks joined. */
+function sampledText(res) {
+  const c = res.content;
+  if (c !== null && typeof c === "object" && !Array.isArray(c)) {
+    return typeof c.text === "string" ? c.text : "";
+  }
+  return Array.isArray(c) ? c.filter((b) => b?.type === "text" && typeof b.text === "string").map((b) => b.text).join("") : "";
+}
+
+function rootList(res) {
+  const roots = res.roots ?? [];
+  return roots.length === 0 ? "(none)" : roots.map((r) => (r.name ? `${r.uri} (${r.name})` : r.uri)).join(", ");
+}
+
+/**
+ * A failed input step: the end of the call (input_required, or -32021 on
+ * 2026-07-28) and cancellation unwind the handler; anything else (a
+ * missing capability on the legacy revisions, the client's error, a
+ * malformed answer) becomes an isError result.
+ */
+function toolFailure(err) {
+  if (!(err instanceof Error) || err.name === "AbortError") {
+    throw err;
+  }
+  const message = err instanceof McpError ? `jsonrpc error ${err.code}: ${err.message}` : err.message;
+  return { ...text(message), isError: true };
+}
+
+/** Runs an input step, answering its failure as toolFailure says. */
+const asking = (handler) => (extra) => handler(extra).catch(toolFailure);
+
+function addInteractive(server) {
+  addLegacyInteractive(server);
+  addInputRequiredTools(server);
+  addDiagnosticInputTools(server);
+  server.registerPrompt(
+    "test_input_required_result_prompt",
+    { title: "Prompt Asking For Input", description: "A prompt that asks the user for context before it renders" },
+    async (_args, extra) => {
+      const res = await extra.elicit(ASK_CONTEXT, stringForm("context"), { key: "user_context" });
+      return userText("Use this context: " + field(res, "context"));
+    },
+  );
+}
+
+function addLegacyInteractive(server) {
+  server.registerTool(
+    "test_sampling",
+    {
+      description: "Tests server-initiated sampling (LLM completion request)",
+      inputSchema: {
+        type: "object",
+        properties: { prompt: { type: "string", description: "the prompt to send to the client's model" } },
+        required: ["prompt"],
+        additionalProperties: false,
+      },
+    },
+    ({ prompt }, extra) =>
+      asking(async () => text("LLM response: " + sampledText(await extra.sample(sampling(prompt, 100), { key: "sampling" }))))(extra),
+  );
+  server.registerTool(
+    "test_elicitation",
+    {
+      description: "Tests server-initiated elicitation (user input request)",
+      inputSchema: {
+        type: "object",
+        properties: { message: { type: "string", description: "the message to show the user" } },
+        required: ["message"],
+        additionalProperties: false,
+      },
+    },
+    ({ message }, extra) =>
+      asking(async () => {
+        const res = await extra.elicit(
+          message,
+          {
+            type: "object",
+            properties: {
+              username: { type: "string", description: "User's response" },
+              email: { type: "string", description: "User's email address" },
+            },
+            required: ["username", "email"],
+          },
+          { key: "elicitation" },
+        );
+        return text("User response: " + outcome(res));
+      })(extra),
+  );
+  fixed(server, "test_elicitation_sep1034_defaults", "Tests elicitation with default values per SEP-1034", asking(async (extra) => {
+    const res = await extra.elicit(
+      "Please review and update the form fields with defaults",
+      {
+        type: "object",
+        properties: {
+          name: { type: "string", description: "User name", default: "John Doe" },
+          age: { type: "integer", description: "User age", default: 30 },
+          score: { type: "number", description: "User score", default: 95.5 },
+          status: { type: "string", description: "User status", enum: ["active", "inactive", "pending"], default: "active" },
+          verified: { type: "boolean", description: "Verification status", default: true },
+        },
+        required: [],
+      },
+      { key: "defaults" },
+    );
+    return text("Elicitation completed: " + outcome(res));
+  }));
+  fixed(server, "test_elicitation_sep1330_enums", "Tests elicitation with enum schema improvements per SEP-1330", asking(async (extra) => {
+    const res = await extra.elicit(
+      "Please select options from the enum fields",
+      {
+        type: "object",
+        properties: {
+          untitledSingle: { type: "string", description: "Select one option", enum: ["option1", "option2", "option3"] },
+          titledSingle: {
+            type: "string",
+            description: "Select one option with titles",
+            oneOf: [
+              { const: "value1", title: "First Option" },
+              { const: "value2", title: "Second Option" },
+              { const: "value3", title: "Third Option" },
+            ],
+          },
+          legacyEnum: {
+            type: "string",
+            description: "Select one option (legacy)",
+            enum: ["opt1", "opt2", "opt3"],
+            enumNames: ["Option One", "Option Two", "Option Three"],
+          },
+          untitledMulti: {
+            type: "array",
+            description: "Select multiple options",
+            minItems: 1,
+            maxItems: 3,
+            items: { type: "string", enum: ["option1", "option2", "option3"] },
+          },
+          titledMulti: {
+            type: "array",
+            description: "Select multiple options with titles",
+            minItems: 1,
+            maxItems: 3,
+            items: {
+              anyOf: [
+                { const: "value1", title: "First Choice" },
+                { const: "value2", title: "Second Choice" },
+                { const: "value3", title: "Third Choice" },
+              ],
+            },
+          },
+        },
+        required: [],
+      },
+      { key: "enums" },
+    );
+    return text("Elicitation completed: " + outcome(res));
+  }));
+}
+
+function addInputRequiredTools(server) {
+  fixed(server, "test_input_required_result_elicitation", "Asks for the user's name (elicitation), then greets them", asking(async (extra) => {
+    const res = await extra.elicit(ASK_NAME, stringForm("name"), { key: "user_name" });
+    return text("Hello, " + field(res, "name") + "!");
+  }));
+  fixed(server, "test_input_required_result_sampling", "Asks the client's model a question (sampling), then returns its answer", asking(async (extra) => {
+    const res = await extra.sample(sampling(CAPITAL_QUESTION, 100), { key: "capital_question" });
+    return text("Sampled answer: " + sampledText(res));
+  }));
+  fixed(server, "test_input_required_result_list_roots", "Asks the client for its roots, then lists them", asking(async (extra) => {
+    return text("Client roots: " + rootList(await extra.roots({ key: "client_roots" })));
+  }));
+  const confirm = asking(async (extra) => {
+    const kept = extra.inputState;
+    extra.setInputState(CONFIRM_STATE);
+    const res = await extra.elicit(ASK_CONFIRM, { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }, { key: "confirm" });
+    // On 2026-07-28 this is the retry: the state must have come back in
+    // requestState. Earlier revisions answer within one run.
+    const ok = kept === CONFIRM_STATE || (extra.revision < "2026-07-28" && extra.inputState === CONFIRM_STATE);
+    return text(`${ok ? "state-ok" : "state-missing"}: confirmed=${field(res, "ok")}`);
+  });
+  fixed(server, "test_input_required_result_request_state", "Asks for a confirmation and keeps state between the rounds (requestState)", confirm);
+  fixed(server, "test_input_required_result_tampered_state", "Like the request-state tool; a requestState changed by the client is refused", confirm);
+  fixed(server, "test_input_required_result_multiple_inputs", "Asks for a name, a greeting and the roots in one round", asking(async (extra) => {
+    const got = await extra.ask({
+      user_name: { method: "elicitation/create", params: { message: ASK_NAME, requestedSchema: stringForm("name") } },
+      greeting: { method: "sampling/createMessage", params: sampling(GREETING_REQUEST, 50) },
+      client_roots: { method: "roots/list" },
+    });
+    const { user_name: name, greeting, client_roots: roots } = got;
+    if (!isRecord(name.content ?? {}) || !(roots.roots === undefined || Array.isArray(roots.roots))) {
+      return { ...text("the client's answers are malformed"), isError: true };
+    }
+    return text(`Name: ${field(name, "name")}; greeting: ${sampledText(greeting)}; roots: ${rootList(roots)}`);
+  }));
+  fixed(server, "test_input_required_result_multi_round", "Asks for a name, then for a favorite color, over two rounds", asking(async (extra) => {
+    const name = await extra.elicit(ASK_NAME, stringForm("name"), { key: "user_name" });
+    const color = await extra.elicit(ASK_COLOR, stringForm("color"), { key: "favorite_color" });
+    return text(`${field(name, "name")} likes ${field(color, "color")}`);
+  }));
+  fixed(server, "test_input_required_result_capabilities", "Asks only for the input kinds the client declared (elicitation, sampling, roots)", asking(async (extra) => {
+    const want = {};
+    if (extra.declared("elicitation/create")) {
+      want.user_name = { method: "elicitation/create", params: { message: ASK_NAME, requestedSchema: stringForm("name") } };
+    }
+    if (extra.declared("sampling/createMessage")) {
+      want.capital_question = { method: "sampling/createMessage", params: sampling(CAPITAL_QUESTION, 100) };
+    }
+    if (extra.declared("roots/list")) {
+      want.client_roots = { method: "roots/list" };
+    }
+    if (Object.keys(want).length === 0) {
+      return text("The client declared no input capability");
+    }
+    const got = await extra.ask(want);
+    return text("Received input for: " + Object.keys(got).sort().join(", "));
+  }));
+}
+
+function addDiagnosticInputTools(server) {
+  fixed(server, "test_missing_capability", "Needs sampling: a client that did not declare it gets -32021 (2026-07-28) or an error result", asking(async (extra) => {
+    const res = await extra.sample(sampling("Say hello", 20), { key: "sampling" });
+    return text("LLM response: " + sampledText(res));
+  }));
+  fixed(server, "test_streaming_elicitation", "Logs a message, then asks for the user's name; the answer stream never carries a request", asking(async (extra) => {
+    extra.log("info", "asking for the user's name", NAME);
+    const res = await extra.elicit(ASK_NAME, stringForm("name"), { key: "user_name" });
+    return text("Hello, " + field(res, "name") + "!");
+  }));
+}
+
+const isRecord = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
 async function main() {
   const { values } = parseArgs({ options: { http: { type: "string" } }, strict: true });

@@ -1,7 +1,7 @@
 // End to end over stdio: the everything example in a child process, driven
 // with literal JSON lines.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -85,7 +85,7 @@ describe("everything over stdio", () => {
     assert.deepEqual(await c.end(), { code: 0, signal: null });
   });
 
-  it("serves the same catalogue as the Go fixture, but for the pending interactive tools", async () => {
+  it("serves the same catalogue as the Go fixture", async () => {
     const goBinary = fileURLToPath(new URL("../../../build/polymcp", import.meta.url));
     assert.ok(existsSync(goBinary), "build/polymcp is not built (make build, or make test-node, builds it)");
     const lists = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"];
@@ -96,20 +96,45 @@ describe("everything over stdio", () => {
       return got;
     };
     const [node, go] = await Promise.all([catalogue(new StdioClient(EVERYTHING)), catalogue(new StdioClient(goBinary, ["everything"]))]);
-    // The Go fixture's interactive tools and prompts need the input API the
-    // C ABI lacks (test/pending/interactive.json): each must be there in Go's
-    // catalogue and missing from Node's; everything else is identical.
-    const pending = JSON.parse(readFileSync(new URL("./pending/interactive.json", import.meta.url), "utf8"));
-    for (const [i, key, names] of [[0, "tools", pending.tools], [3, "prompts", pending.prompts]]) {
-      const goNames = go[i].result[key].map((x) => x.name);
-      const nodeNames = node[i].result[key].map((x) => x.name);
-      for (const name of names) {
-        assert.ok(goNames.includes(name), `${name} is listed as pending but the Go fixture has no such ${key}`);
-        assert.ok(!nodeNames.includes(name), `${name} is listed as pending but the Node fixture has it: remove it from interactive.json`);
-      }
-      go[i].result[key] = go[i].result[key].filter((x) => !names.includes(x.name));
-    }
     assert.deepEqual(node, go);
+  });
+});
+
+describe("the interactive tools of the everything example", () => {
+  const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}';
+  const serverMeta = { "io.modelcontextprotocol/serverInfo": { name: "polymcp-everything", title: "polymcp everything", version: "0.1.0" } };
+
+  it("asks over two rounds and keeps its state in requestState (2026-07-28)", async () => {
+    const c = new StdioClient(EVERYTHING);
+    const call = (id, name, extra = "") =>
+      c.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{}${extra},${meta}}}`);
+    call(1, "test_input_required_result_multi_round");
+    const r1 = (await c.answer(1)).result;
+    assert.deepEqual(Object.keys(r1.inputRequests), ["user_name"]);
+    call(2, "test_input_required_result_multi_round", `,"requestState":"${r1.requestState}","inputResponses":{"user_name":{"action":"accept","content":{"name":"Ann"}}}`);
+    const r2 = (await c.answer(2)).result;
+    assert.deepEqual(r2.inputRequests, JSON.parse('{"favorite_color":{"method":"elicitation/create","params":{"message":"What is your favorite color?",' +
+      '"requestedSchema":{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}}}}'));
+    call(3, "test_input_required_result_multi_round", `,"requestState":"${r2.requestState}","inputResponses":{"favorite_color":{"action":"accept","content":{"color":"teal"}}}`);
+    assert.deepEqual(await c.answer(3), { jsonrpc: "2.0", id: 3, result: { resultType: "complete", _meta: serverMeta, content: [{ type: "text", text: "Ann likes teal" }] } });
+
+    call(4, "test_input_required_result_request_state");
+    const s = (await c.answer(4)).result.requestState;
+    call(5, "test_input_required_result_request_state", `,"requestState":"${s}","inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}}`);
+    assert.deepEqual(await c.answer(5), { jsonrpc: "2.0", id: 5, result: { resultType: "complete", _meta: serverMeta, content: [{ type: "text", text: "state-ok: confirmed=true" }] } });
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
+  });
+
+  it("renders an elicitation's content as the Go fixture does (keys sorted)", async () => {
+    const c = new StdioClient(EVERYTHING);
+    c.send('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}', INITIALIZED);
+    await c.answer(0);
+    c.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_elicitation_sep1034_defaults","arguments":{}}}');
+    await c.next((l) => JSON.parse(l).id === "polymcp:1");
+    c.send('{"jsonrpc":"2.0","id":"polymcp:1","result":{"action":"accept","content":{"verified":false,"name":"A<b>","age":31,"score":1.5,"status":"inactive"}}}');
+    assert.deepEqual(await c.answer(1), JSON.parse('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":' +
+      '"Elicitation completed: action=accept, content={\\"age\\":31,\\"name\\":\\"A\\\\u003cb\\\\u003e\\",\\"score\\":1.5,\\"status\\":\\"inactive\\",\\"verified\\":false}"}]}}'));
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
   });
 });
 

@@ -192,6 +192,17 @@ func UnmarshalDecoded(data []byte, v any) error {
 	return nil
 }
 
+// UnmarshalBorrowed is UnmarshalDecoded for a value that is dead before
+// the message is: its strings point into data instead of being copied.
+// Validating a tool's arguments decodes them only to look, and the copy
+// of a 64 KiB argument was as costly as the rest of the call.
+func UnmarshalBorrowed(data []byte, v any) error {
+	if err := unmarshal(unsafe.String(unsafe.SliceData(data), len(data)), v, 0); err != nil {
+		return typeError(data, v, err)
+	}
+	return nil
+}
+
 // ownedLimits bound JSON a host hands over (a handler's result through the
 // C ABI): client input's limits, but deep structured results are the
 // host's business.

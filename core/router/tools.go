@@ -200,7 +200,9 @@ func (t *tool) arguments(raw json.RawMessage) (json.RawMessage, *spec.CallToolRe
 	}
 	mp := argMaps.Get().(*map[string]any)
 	var err error
-	if jsonrpc.UnmarshalDecoded(body, mp) == nil {
+	// The map dies before the message does (putArgMap clears it), so its
+	// strings may point into the message.
+	if jsonrpc.UnmarshalBorrowed(body, mp) == nil {
 		err = t.in.Validate(*mp)
 		putArgMap(mp)
 	} else {

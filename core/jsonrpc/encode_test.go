@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -149,4 +150,45 @@ func TestMarshal(t *testing.T) {
 	require.NoError(t, Unmarshal([]byte(`{"name":"ci"}`), &s), "field names match case-insensitively, like encoding/json")
 	assert.Equal(t, "ci", s.Name)
 	assert.Error(t, Unmarshal([]byte(`{"a":`), &v))
+}
+
+// compactMarshaler writes spaced JSON, which both encoders compact.
+type compactMarshaler struct{}
+
+func (compactMarshaler) MarshalJSON() ([]byte, error) { return []byte(`{ "b" : 2 , "a" : [ 1 ] }`), nil }
+
+func TestMarshalResponseMatchesMarshal(t *testing.T) {
+	big := make([]byte, 70000)
+	for i := range big {
+		big[i] = 'a' + byte(i%26)
+	}
+	for _, tc := range []struct {
+		name string
+		v    any
+	}{
+		{"nil", nil},
+		{"sorted map keys", map[string]any{"z": 1, "a": []any{true, nil}, "m": map[string]int{"y": 1, "b": 2}}},
+		{"no HTML escaping", map[string]string{"html": `<a href="x">&</a>`}},
+		{"invalid UTF-8 replaced", map[string]string{"s": "ok\xff\xfe end", "é": "\u2028"}},
+		{"compacted marshaler", struct {
+			M compactMarshaler `json:"m"`
+		}{}},
+		{"larger than the pooled scratch", map[string]string{"text": strings.Repeat("x", maxScratch+1)}},
+		{"64 KiB", map[string]string{"text": string(big)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, id := range []ID{IntID(7), StringID("r-1")} {
+				body, err := Marshal(tc.v)
+				require.NoError(t, err)
+				want := AppendResponse(nil, id, body)
+				for range 2 { // the second time from a used scratch buffer
+					got, err := MarshalResponse(id, tc.v)
+					require.NoError(t, err)
+					assert.Equal(t, string(want), string(got))
+				}
+			}
+		})
+	}
+	_, err := MarshalResponse(IntID(1), make(chan int))
+	assert.Error(t, err)
 }

@@ -155,7 +155,9 @@ func TestMarshal(t *testing.T) {
 // compactMarshaler writes spaced JSON, which both encoders compact.
 type compactMarshaler struct{}
 
-func (compactMarshaler) MarshalJSON() ([]byte, error) { return []byte(`{ "b" : 2 , "a" : [ 1 ] }`), nil }
+func (compactMarshaler) MarshalJSON() ([]byte, error) {
+	return []byte(`{ "b" : 2 , "a" : [ 1 ] }`), nil
+}
 
 func TestMarshalResponseMatchesMarshal(t *testing.T) {
 	big := make([]byte, 70000)

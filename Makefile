@@ -43,13 +43,10 @@ test-go: build ## gofmt, go vet and go test for the whole module
 test-race: ## the core and transports under the race detector
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
-test-fuzz: ## run each fuzz target briefly (FUZZTIME, default 30000x executions)
-	@set -e; for target in \
-		./core/jsonrpc:FuzzDecode \
-		./core/jsonrpc:FuzzAppendASCII \
-		./core/jsonrpc:FuzzSkipValid \
-		./transport/stdio:FuzzFrame; do \
-		pkg=$${target%%:*}; fn=$${target##*:}; \
+test-fuzz: ## run every fuzz target of the main module briefly (FUZZTIME, default 30000x executions each)
+	@set -e; grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' core transport capi mcp cmd examples | \
+	while IFS=: read -r file fn; do \
+		pkg=./$$(dirname $$file); fn=$${fn#func }; \
 		echo "fuzz $$pkg $$fn"; \
 		$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	done

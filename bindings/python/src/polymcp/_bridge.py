@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
@@ -110,6 +111,9 @@ class Bridge:
         self._loop_source = loop
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: dict[int, _Pending] = {}
+        # Async calls on their way to the loop, and whether a drain is due.
+        self._queue: deque[tuple[_Pending, Coroutine[Any, Any, dict[str, Any]]]] = deque()
+        self._armed = False
 
     @property
     def in_flight(self) -> int:
@@ -147,19 +151,45 @@ class Bridge:
             pending.ctx._cancel()
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            # Runs after _start for this call, which was queued first.
+            # A call still queued is dropped by _start (pending.cancelled);
+            # a started one has its task cancelled here.
             loop.call_soon_threadsafe(_cancel_task, pending)
 
     def _schedule(self, pending: _Pending, coro: Coroutine[Any, Any, dict[str, Any]]) -> None:
+        # Calls wait in _queue; the loop is woken (call_soon_threadsafe: a
+        # lock and a self-pipe write) only when no drain is due yet, so
+        # calls arriving together cost one wakeup, not one each.
+        self._queue.append((pending, coro))
+        loop = self._loop
+        if self._armed and loop is not None and not loop.is_closed():
+            return
+        self._armed = True
         try:
-            loop = self._loop
             if loop is None or loop.is_closed():
                 loop = self._loop = self._loop_source()
-            loop.call_soon_threadsafe(self._start, pending, coro)
+            loop.call_soon_threadsafe(self._drain)
         except BaseException as err:  # noqa: BLE001 - the loop is gone: answer anyway
+            self._armed = False
+            self._abandon(err)
+
+    def _abandon(self, err: BaseException) -> None:
+        """Answers every queued call with err (no loop to run them on)."""
+        while True:
+            try:
+                pending, coro = self._queue.popleft()
+            except IndexError:
+                return
             coro.close()
             self._pending.pop(pending.call, None)
             self._fail(pending.call, err)
+
+    def _drain(self) -> None:
+        # Disarmed before popping: a call queued after the last pop sees
+        # _armed false and schedules the next drain itself.
+        self._armed = False
+        queue = self._queue
+        while queue:
+            self._start(*queue.popleft())
 
     def _start(self, pending: _Pending, coro: Coroutine[Any, Any, dict[str, Any]]) -> None:
         if pending.cancelled:

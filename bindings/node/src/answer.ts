@@ -13,7 +13,26 @@ type Params = { [key: string]: unknown };
 /** A JSON-RPC error, or a result that reports the failure (tools' isError). */
 export type Failure = { code: number; message: string } | { result: unknown };
 
-export async function answerFor(kind: number, entry: Entry | undefined, params: Params, extra: RequestExtra): Promise<unknown> {
+type Awaitable<T> = T | PromiseLike<T>;
+
+/** Whether v is a promise (or any thenable), which the answer must wait for. */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === "object" || typeof v === "function") && typeof (v as { then?: unknown }).then === "function";
+}
+
+// f(v) at once when v is a plain value, else once it resolves: a handler
+// that returns its result without awaiting anything is answered in the
+// same turn, with no promise made for it.
+function andThen<T, U>(v: Awaitable<T>, f: (value: T) => Awaitable<U>): Awaitable<U> {
+  return isThenable(v) ? Promise.resolve(v).then(f) : f(v);
+}
+
+/**
+ * The result object of one call: a plain value when the handler (and its
+ * argument parsing) returned synchronously, else a promise of it. Throws,
+ * or rejects, with the handler's error.
+ */
+export function answerFor(kind: number, entry: Entry | undefined, params: Params, extra: RequestExtra): Awaitable<unknown> {
   switch (kind) {
     case CallKind.Tool:
       return callTool(need(entry, "tool", params.name), params, extra);
@@ -47,13 +66,16 @@ function need<K extends Entry["kind"]>(entry: Entry | undefined, kind: K, name: 
   return entry as Extract<Entry, { kind: K }>;
 }
 
-async function callTool(entry: Extract<Entry, { kind: "tool" }>, params: Params, extra: RequestExtra): Promise<unknown> {
+function callTool(entry: Extract<Entry, { kind: "tool" }>, params: Params, extra: RequestExtra): Awaitable<unknown> {
   const raw = params.arguments ?? {};
-  const args = entry.input.parse ? await entry.input.parse(raw) : raw;
-  return toCallToolResult(await entry.handler(args as never, extra));
+  const handler = entry.handler;
+  if (!entry.input.parse) {
+    return andThen(handler(raw as never, extra), toCallToolResult);
+  }
+  return entry.input.parse(raw).then((args) => andThen(handler(args as never, extra), toCallToolResult));
 }
 
-async function readResource(entry: Extract<Entry, { kind: "resource" }>, params: Params, extra: RequestExtra): Promise<unknown> {
+function readResource(entry: Extract<Entry, { kind: "resource" }>, params: Params, extra: RequestExtra): Awaitable<unknown> {
   const uri = String(params.uri);
   let url: URL;
   try {
@@ -62,16 +84,17 @@ async function readResource(entry: Extract<Entry, { kind: "resource" }>, params:
     throw new McpError(ErrorCode.InvalidParams, `not a URI: ${JSON.stringify(uri)}`);
   }
   const vars = (params.variables ?? {}) as { [name: string]: string };
-  return toReadResourceResult(await entry.handler(url, vars, extra), uri, entry.mimeType);
+  return andThen(entry.handler(url, vars, extra), (value) => toReadResourceResult(value, uri, entry.mimeType));
 }
 
-async function getPrompt(entry: Extract<Entry, { kind: "prompt" }>, params: Params, extra: RequestExtra): Promise<unknown> {
+function getPrompt(entry: Extract<Entry, { kind: "prompt" }>, params: Params, extra: RequestExtra): Awaitable<unknown> {
   const raw = params.arguments ?? {};
-  const args = entry.args?.parse ? await entry.args.parse(raw) : raw;
-  return toGetPromptResult(await entry.handler(args as never, extra));
+  const parse = entry.args?.parse;
+  const run = (args: unknown) => andThen(entry.handler(args as never, extra), toGetPromptResult);
+  return parse ? parse(raw).then(run) : run(raw);
 }
 
-async function complete(entry: Entry | undefined, params: Params): Promise<unknown> {
+function complete(entry: Entry | undefined, params: Params): Awaitable<unknown> {
   const argument = (params.argument ?? {}) as { name?: string; value?: string };
   const context = (params.context ?? {}) as { arguments?: { [name: string]: string } };
   const completer: CompleteCallback | undefined =
@@ -80,5 +103,5 @@ async function complete(entry: Entry | undefined, params: Params): Promise<unkno
     return { completion: { values: [] } };
   }
   const value = typeof argument.value === "string" ? argument.value : "";
-  return { completion: toCompletion(await completer(value, { arguments: context.arguments ?? {} })) };
+  return andThen(completer(value, { arguments: context.arguments ?? {} }), (got) => ({ completion: toCompletion(got) }));
 }

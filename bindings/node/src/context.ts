@@ -144,37 +144,6 @@ export function logJson(level: LoggingLevel, data: unknown, logger?: string): st
 }
 
 /**
- * A call's cancellation. Its AbortController is made only when the handler
- * reads `signal`: one per call was an eighth of a small call's JavaScript
- * time, and most handlers never look.
- */
-export class Cancellation {
-  #controller: AbortController | undefined;
-  #aborted = false;
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#aborted) {
-        this.#controller.abort();
-      }
-    }
-    return this.#controller.signal;
-  }
-
-  get aborted(): boolean {
-    return this.#aborted;
-  }
-
-  abort(): void {
-    if (!this.#aborted) {
-      this.#aborted = true;
-      this.#controller?.abort();
-    }
-  }
-}
-
-/**
  * Thrown through a handler when its call is already over: on 2026-07-28
  * the core answered input_required (or -32021 for a capability the client
  * did not declare) while the handler asked. The server sends nothing more
@@ -201,27 +170,54 @@ const E_CANCELLED = -10;
 
 const MODERN = "2026-07-28";
 
-/** The RequestExtra of one call. */
+// The _meta of requests that sent none (frozen: shared by every such call).
+const EMPTY_META: Meta = Object.freeze({});
+
+/**
+ * The RequestExtra of one call, and its cancellation: the one object a
+ * call allocates besides its params. The AbortController is made only when
+ * the handler reads `signal` (one per call was an eighth of a small call's
+ * JavaScript time, and most handlers never look).
+ */
 export class CallContext implements RequestExtra {
   readonly _meta: Meta;
   readonly revision: string;
   readonly #call: bigint;
-  readonly #cancellation: Cancellation;
   readonly #host: CallHost;
-  #info: { [key: string]: unknown } | undefined;
+  #controller: AbortController | undefined = undefined;
+  #aborted = false;
+  #info: { [key: string]: unknown } | undefined = undefined;
   #asked = 0;
-  #ended: CallEnded | undefined;
+  #ended: CallEnded | undefined = undefined;
 
-  constructor(call: bigint, cancellation: Cancellation, host: CallHost, params: { _meta?: unknown; revision?: unknown }) {
+  constructor(call: bigint, host: CallHost, params: { _meta?: unknown; revision?: unknown }) {
     this.#call = call;
-    this.#cancellation = cancellation;
     this.#host = host;
-    this._meta = (params._meta ?? {}) as Meta;
+    this._meta = (params._meta ?? EMPTY_META) as Meta;
     this.revision = typeof params.revision === "string" ? params.revision : "";
   }
 
   get signal(): AbortSignal {
-    return this.#cancellation.signal;
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) {
+        this.#controller.abort();
+      }
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the call was cancelled. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** The call was cancelled (on_cancel, or the server closed): aborts the signal, once. */
+  abort(): void {
+    if (!this.#aborted) {
+      this.#aborted = true;
+      this.#controller?.abort();
+    }
   }
 
   /** Whether the core ended the call while the handler asked (nothing more may be sent). */
@@ -342,8 +338,8 @@ export class CallContext implements RequestExtra {
       case E_CANCELLED:
       case E_UNKNOWN_CALL:
       case E_CLOSED:
-        this.#cancellation.abort();
-        throw this.#cancellation.signal.reason;
+        this.abort();
+        throw this.signal.reason;
       default:
         // The client answered with an error, or the request was refused.
         throw new Error(payload.replace(/^input: /, ""));
@@ -356,15 +352,15 @@ export class CallContext implements RequestExtra {
   }
 
   #abortIfCancelled(): void {
-    if (this.#cancellation.aborted) {
-      throw this.#cancellation.signal.reason;
+    if (this.#aborted) {
+      throw this.signal.reason;
     }
   }
 
   // Rejects with the signal's AbortError as soon as the call is cancelled,
   // without waiting for the core to give up on the question.
   #whileNotCancelled<T>(p: Promise<T>): Promise<T> {
-    const signal = this.#cancellation.signal;
+    const signal = this.signal;
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
@@ -402,9 +398,4 @@ function isObject(value: unknown): value is { [key: string]: unknown } {
 
 function invalid(message: string): McpError {
   return new McpError(-32602, message);
-}
-
-/** A RequestExtra over one call, from the params the core handed over. */
-export function requestExtra(call: bigint, cancellation: Cancellation, host: CallHost, params: { _meta?: unknown; revision?: unknown }): CallContext {
-  return new CallContext(call, cancellation, host, params);
 }

@@ -3,7 +3,7 @@
 // and transports; this class keeps the catalogue's handlers and answers the
 // calls the core hands over, each exactly once.
 
-import { CallContext, CallEnded, type CallHost, Cancellation } from "./context";
+import { CallContext, CallEnded, type CallHost } from "./context";
 import { NativeError } from "./errors";
 import { DEFAULT_MAX_BODY_BYTES, ExchangeTable, type HttpHandler, type HttpOptions, createHttpHandler, httpOptionsJson } from "./http";
 import { EventType, type NativeBinding, type NativeServer, native } from "./native";
@@ -22,7 +22,7 @@ import {
   resourceEntry,
   toolEntry,
 } from "./registry";
-import { answerFor, failureFor } from "./answer";
+import { answerFor, failureFor, isThenable } from "./answer";
 import type { SchemaInput } from "./schema";
 import type { Implementation, Meta } from "./types";
 
@@ -78,7 +78,8 @@ export class McpServer implements AsyncDisposable {
   readonly #native: NativeBinding;
   readonly #handle: NativeServer;
   readonly #entries = new Map<number, Entry>();
-  readonly #calls = new Map<bigint, Cancellation>();
+  /** Calls whose handlers have not settled yet (those answered in their own turn never enter). */
+  readonly #calls = new Map<bigint, CallContext>();
   /** Questions to the client in flight (callInput), by id: resolves to [status, payload]. */
   readonly #inputs = new Map<number, (answer: [number, string]) => void>();
   #nextInput = 1;
@@ -289,37 +290,62 @@ export class McpServer implements AsyncDisposable {
     }
   };
 
+  // A handler that returns a plain value is answered in this same turn:
+  // no promise, no entry in #calls. One that returns a promise is
+  // answered when it settles, and can be cancelled meanwhile.
   #startCall(call: bigint, kind: number, tag: number, payload: string | undefined): void {
-    const cancellation = new Cancellation();
-    this.#calls.set(call, cancellation);
-    void this.#run(call, kind, this.#entries.get(tag), payload, cancellation).finally(() => this.#calls.delete(call));
-  }
-
-  async #run(call: bigint, kind: number, entry: Entry | undefined, payload: string | undefined, cancellation: Cancellation): Promise<void> {
-    const n = this.#native;
-    let json: string;
     let extra: CallContext | undefined;
+    let out: unknown;
     try {
       const params = (payload ? JSON.parse(payload) : {}) as { [key: string]: unknown };
-      extra = new CallContext(call, cancellation, this.#host, params);
-      json = JSON.stringify(await answerFor(kind, entry, params, extra));
+      extra = new CallContext(call, this.#host, params);
+      out = answerFor(kind, this.#entries.get(tag), params, extra);
     } catch (err) {
-      if (err instanceof CallEnded) {
-        return; // the core answered already (input_required, or -32021)
-      }
-      const failure = failureFor(kind, err);
-      if (!("result" in failure)) {
-        if (!extra?.ended) {
-          n.callFail(call, failure.code, failure.message);
-        }
-        return;
-      }
-      json = JSON.stringify(failure.result);
+      this.#failed(call, kind, extra, err);
+      return;
     }
-    // Outside the try: the answer is sent once, whatever happens after. A
-    // handler that caught the end of its call has nothing left to answer.
-    if (!extra?.ended) {
-      n.callComplete(call, json);
+    if (!isThenable(out)) {
+      this.#answer(call, kind, extra, out);
+      return;
+    }
+    const ctx = extra;
+    this.#calls.set(call, ctx);
+    out.then(
+      (value) => {
+        this.#calls.delete(call);
+        this.#answer(call, kind, ctx, value);
+      },
+      (err: unknown) => {
+        this.#calls.delete(call);
+        this.#failed(call, kind, ctx, err);
+      },
+    );
+  }
+
+  // Sends the result, exactly once; a handler that caught the end of its
+  // call (input_required) has nothing left to answer.
+  #answer(call: bigint, kind: number, extra: CallContext, value: unknown): void {
+    let json: string;
+    try {
+      json = JSON.stringify(value);
+    } catch (err) {
+      this.#failed(call, kind, extra, err);
+      return;
+    }
+    if (!extra.ended) {
+      this.#native.callComplete(call, json);
+    }
+  }
+
+  #failed(call: bigint, kind: number, extra: CallContext | undefined, err: unknown): void {
+    if (err instanceof CallEnded || extra?.ended) {
+      return; // the core answered already (input_required, or -32021)
+    }
+    const failure = failureFor(kind, err);
+    if ("result" in failure) {
+      this.#native.callComplete(call, JSON.stringify(failure.result));
+    } else {
+      this.#native.callFail(call, failure.code, failure.message);
     }
   }
 
@@ -348,8 +374,8 @@ export class McpServer implements AsyncDisposable {
       return;
     }
     this.#state = "closed";
-    for (const cancellation of this.#calls.values()) {
-      cancellation.abort();
+    for (const ctx of this.#calls.values()) {
+      ctx.abort();
     }
     this.#entries.clear();
     this.#exchanges.endAll();

@@ -3,14 +3,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { CallContext, Cancellation } from "../dist/context.js";
+import { CallContext } from "../dist/context.js";
 
 const host = { progress() {}, log() {} };
 
-describe("Cancellation", () => {
+describe("a call's cancellation", () => {
   it("aborts a signal read before the cancellation", () => {
-    const c = new Cancellation();
-    const extra = new CallContext(1n, c, host, {});
+    const c = new CallContext(1n, host, {});
+    const extra = c;
     const signal = extra.signal;
     let fired = 0;
     signal.addEventListener("abort", () => fired++);
@@ -23,8 +23,8 @@ describe("Cancellation", () => {
   });
 
   it("hands out an aborted signal when read after the cancellation", () => {
-    const c = new Cancellation();
-    const extra = new CallContext(1n, c, host, { revision: "2025-06-18" });
+    const c = new CallContext(1n, host, { revision: "2025-06-18" });
+    const extra = c;
     c.abort();
     assert.equal(extra.signal.aborted, true);
     assert.equal(extra.revision, "2025-06-18");

@@ -147,13 +147,19 @@ class FakeServer {
     throw new Error(`no ${kind} ${key}`);
   }
 
-  // Starts a call the way the addon delivers one: later, on the JS thread.
-  call(kind, tag, params) {
+  // Starts a call the way the addon delivers one: later, on the JS thread
+  // (or, with now, inside this function, to see what the event callback itself did).
+  call(kind, tag, params, now = false) {
     const id = nextCall++;
     const c = { progress: [], answer: undefined, cancelled: false };
     c.done = new Promise((resolve) => (c.resolve = resolve));
     this.calls.set(id, c);
-    setImmediate(() => this.onEvent(EventType.Call, id, kind, tag, params === undefined ? undefined : JSON.stringify(params)));
+    const deliver = () => this.onEvent(EventType.Call, id, kind, tag, params === undefined ? undefined : JSON.stringify(params));
+    if (now) {
+      deliver();
+    } else {
+      setImmediate(deliver);
+    }
     return { id, ...c, done: c.done, state: c };
   }
 

@@ -141,6 +141,17 @@ describe("tool calls", () => {
     assert.deepEqual(got, { error: { code: -32602, message: 'unknown tool "gone"' } });
   });
 
+  it("answers a handler's plain value in the same turn, and a promise once it settles", async () => {
+    server.registerTool("plain", {}, () => "now");
+    server.registerTool("later", {}, async () => "later");
+    const deliver = (name) => core.call(CallKind.Tool, core.tagOf("tool", name), { name, arguments: {} }, true);
+    // Checked right after the event callback returned, before any microtask ran.
+    assert.deepEqual(deliver("plain").state.answer, { result: { content: [{ type: "text", text: "now" }] } });
+    const later = deliver("later");
+    assert.equal(later.state.answer, undefined);
+    assert.deepEqual(await later.done, { result: { content: [{ type: "text", text: "later" }] } });
+  });
+
   it("answers 1,000 concurrent calls, each once", async () => {
     const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => call("echo", { text: `m${i}` })));
     answers.forEach((a, i) => assert.equal(a.result.content[0].text, `m${i}`));

@@ -10,7 +10,9 @@
 // free, otherwise appends it to the queue, otherwise rejects it with
 // [ErrOverloaded] without running it. When a job returns, its goroutine takes
 // the next queued job itself, so a busy executor does not spawn a goroutine
-// per job.
+// per job. [Executor.SubmitInline] is Submit for a caller that would wait for
+// the job anyway: given a free slot, the job runs on the caller's goroutine,
+// with the same context, deadline and panic capture.
 //
 // Every job gets its own context, a child of the context passed to Submit
 // (never of anything executor-global). Its deadline is the earlier of the

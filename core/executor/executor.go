@@ -214,8 +214,26 @@ func (j *job) cancel(cause error) {
 // then sees an ended context.) Callers should call cancel when they lose
 // interest; doing so after the job has ended is harmless.
 func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) (ctx context.Context, cancel context.CancelCauseFunc, err error) {
+	ctx, cancel, _, err = e.submit(parent, fn, false)
+	return ctx, cancel, err
+}
+
+// SubmitInline is Submit for a caller that waits for fn anyway, such as the
+// goroutine of an HTTP request: handing fn to a worker and its answer back
+// costs two goroutine switches a call. When a slot is free, the slot is
+// taken and run is returned: the caller must call it exactly once, on its
+// own goroutine, and it returns once fn has. fn gets the same context,
+// deadline, panic capture and terminal causes as a job the executor starts
+// itself; the job counts as running from now (Stats, Close, Wait), and
+// cancel works before run is called as after. Otherwise run is nil and the
+// job was queued (or refused) exactly as by Submit.
+func (e *Executor) SubmitInline(parent context.Context, fn func(ctx context.Context)) (ctx context.Context, cancel context.CancelCauseFunc, run func(), err error) {
+	return e.submit(parent, fn, true)
+}
+
+func (e *Executor) submit(parent context.Context, fn func(ctx context.Context), inline bool) (ctx context.Context, cancel context.CancelCauseFunc, run func(), err error) {
 	if parent == nil || fn == nil {
-		return nil, nil, errNilArgument
+		return nil, nil, nil, errNilArgument
 	}
 	// Contexts are built before taking the lock: the deadline counts from
 	// here, and building them may lock parent, which must not happen while
@@ -239,14 +257,13 @@ func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) 
 		j.state.Store(stateRunning)
 		e.active.pushBack(j)
 		e.mu.Unlock()
-		select {
-		case e.handoff <- j:
-		default:
-			go e.run(j)
-		}
 		// A running job needs no queue bookkeeping on cancel: hand out the
 		// context's own cancel function and save the j.cancel closure.
-		return j.ctx, j.stop, nil
+		if inline {
+			return j.ctx, j.stop, func() { e.runInline(j) }, nil
+		}
+		e.start(j)
+		return j.ctx, j.stop, nil, nil
 	case e.queue.n < e.maxQueue:
 		j.state.Store(stateQueued)
 		e.queue.pushBack(j)
@@ -255,13 +272,34 @@ func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) 
 		// always sees unwatch set. AfterFunc never calls back synchronously.
 		j.unwatch = context.AfterFunc(j.ctx, func() { e.dropQueued(j, nil) })
 		e.mu.Unlock()
-		return j.ctx, j.cancel, nil
+		return j.ctx, j.cancel, nil, nil
 	default:
 		err = ErrOverloaded
 	}
 	e.mu.Unlock()
 	j.end(err) // release the contexts we built
-	return nil, nil, err
+	return nil, nil, nil, err
+}
+
+// start runs j, already in the active list, on a parked worker or a new
+// goroutine.
+func (e *Executor) start(j *job) {
+	select {
+	case e.handoff <- j:
+	default:
+		go e.run(j)
+	}
+}
+
+// runInline executes j on the caller's goroutine; the next queued job, if
+// any, goes to a worker, since the caller has its own work to go back to.
+func (e *Executor) runInline(j *job) {
+	if !e.execute(j) {
+		return // runtime.Goexit: execute already handed the slot on
+	}
+	if n := e.next(j); n != nil {
+		e.start(n)
+	}
 }
 
 // armSweepLocked sets the sweep to run after d.

@@ -1,0 +1,122 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// SubmitInline with a free slot hands the job back to run on the caller's
+// goroutine: it has run when run returns, it held a slot from submission,
+// and its context ends like any job's.
+func TestSubmitInlineRunsOnTheCaller(t *testing.T) {
+	errBoom := errors.New("boom")
+	tests := []struct {
+		name  string
+		fn    func(ctx context.Context)
+		check func(t *testing.T, cause error)
+	}{
+		{"returns", func(context.Context) {}, func(t *testing.T, cause error) {
+			assert.ErrorIs(t, cause, ErrFinished)
+		}},
+		{"panics", func(context.Context) { panic(errBoom) }, func(t *testing.T, cause error) {
+			var pe *PanicError
+			require.ErrorAs(t, cause, &pe)
+			assert.ErrorIs(t, cause, errBoom)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newExecutor(t, Options{MaxConcurrency: 1})
+			ran := false
+			ctx, _, run, err := e.SubmitInline(context.Background(), func(ctx context.Context) {
+				ran = true // no synchronisation needed: same goroutine
+				tt.fn(ctx)
+			})
+			require.NoError(t, err)
+			require.NotNil(t, run, "a slot was free")
+			assert.Equal(t, Stats{Running: 1}, e.Stats(), "the slot is taken before run")
+			assert.False(t, ran)
+			run()
+			assert.True(t, ran)
+			require.Error(t, ctx.Err(), "the context ends when fn does")
+			tt.check(t, context.Cause(ctx))
+			assert.Equal(t, Stats{}, e.Stats())
+		})
+	}
+}
+
+// Without a free slot the job is queued as by Submit, and when an inline job
+// ends, the next queued job starts on a worker.
+func TestSubmitInlineQueues(t *testing.T) {
+	e := newExecutor(t, Options{MaxConcurrency: 1})
+	release := make(chan struct{})
+	_, _, run, err := e.SubmitInline(context.Background(), func(context.Context) { <-release })
+	require.NoError(t, err)
+	require.NotNil(t, run)
+
+	queued := make(chan struct{})
+	_, _, run2, err := e.SubmitInline(context.Background(), func(context.Context) { close(queued) })
+	require.NoError(t, err)
+	assert.Nil(t, run2, "no slot: the job waits in the queue")
+	assert.Equal(t, Stats{Running: 1, Queued: 1}, e.Stats())
+
+	close(release)
+	run()
+	waitDone(t, queued, "the queued job to run after the inline one")
+}
+
+// An inline job is bound by the executor's deadline and cancel like any
+// other: its context ends while fn still runs.
+func TestSubmitInlineDeadlineAndCancel(t *testing.T) {
+	errMine := errors.New("mine")
+	tests := []struct {
+		name   string
+		opts   Options
+		cancel bool
+		want   error
+	}{
+		{"timeout", Options{Timeout: 20 * time.Millisecond}, false, ErrTimeout},
+		{"cancel", Options{}, true, errMine},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newExecutor(t, tt.opts)
+			var seen error
+			ctx, cancel, run, err := e.SubmitInline(context.Background(), func(ctx context.Context) {
+				<-ctx.Done()
+				seen = context.Cause(ctx)
+			})
+			require.NoError(t, err)
+			if tt.cancel {
+				cancel(errMine) // before run, as a caller losing interest may
+			}
+			run()
+			assert.ErrorIs(t, seen, tt.want)
+			assert.ErrorIs(t, context.Cause(ctx), tt.want)
+		})
+	}
+}
+
+// Close ends an inline job's context like a running job's.
+func TestSubmitInlineClose(t *testing.T) {
+	e := newExecutor(t, Options{})
+	entered := make(chan struct{})
+	var seen error
+	_, _, run, err := e.SubmitInline(context.Background(), func(ctx context.Context) {
+		close(entered)
+		<-ctx.Done()
+		seen = context.Cause(ctx)
+	})
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() { run(); close(done) }()
+	waitDone(t, entered, "the inline job to start")
+	e.Close()
+	waitDone(t, done, "the inline job to end")
+	assert.ErrorIs(t, seen, ErrClosed)
+}

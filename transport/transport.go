@@ -27,6 +27,20 @@ type Abandoner interface {
 	Abandon()
 }
 
+// Inliner is implemented by a Sink whose transport waits for the answer on
+// the goroutine that called Deliver (an HTTP request's goroutine, which has
+// nothing else to do). The dispatcher may then run the request's handler on
+// that goroutine, inside Deliver, rather than hand it to a worker and its
+// answer back. It brackets the handler with Inline(true) before it starts
+// and Inline(false) once it has returned, before its answer is sent; a
+// message sent in between comes from the running handler (progress) or from
+// a deadline or cancellation while it runs, and the sink must have it
+// written by another goroutine, since the one that would write it is busy.
+// Deliver then returns only after the handler has.
+type Inliner interface {
+	Inline(running bool)
+}
+
 // SinkFunc adapts a function to Sink.
 type SinkFunc func(msg []byte) error
 
@@ -51,7 +65,8 @@ type Session interface {
 	// transport). The session owns frame from then on: the transport must
 	// not reuse its bytes. It returns quickly: handlers run on the executor, and their
 	// replies and request-scoped notifications go to reply, possibly later
-	// and from other goroutines. Deliver is safe for concurrent use.
+	// and from other goroutines (unless reply is an Inliner, see there).
+	// Deliver is safe for concurrent use.
 	Deliver(ctx context.Context, frame []byte, reply Sink)
 	// Close cancels every call in flight. When it returns, the session makes
 	// no further Send on any sink it was given. Close is idempotent.

@@ -36,6 +36,9 @@ type call struct {
 	onEnd func()
 	// in asks the client for input (methods that may, see input.go).
 	in inputs
+	// inline is the reply while the handler runs on the delivering
+	// goroutine (run); only that goroutine touches it.
+	inline transport.Inliner
 
 	mu   sync.Mutex
 	done bool
@@ -138,10 +141,14 @@ func (c *call) encode(res spec.Result, err error) []byte {
 
 // run executes a method on the executor. The executor's terminal causes
 // become answers: a timeout or a panic is an error for this call only.
+// When the reply is a transport.Inliner, a handler given a slot at once
+// runs here, on the goroutine that delivered the request (which waits for
+// the answer anyway), rather than on a worker.
 func (c *call) run(ctx context.Context, m method) {
 	ex := c.s.rt.cfg.Executor
-	jobCtx, stop, err := ex.Submit(ctx, func(ctx context.Context) {
+	job := func(ctx context.Context) {
 		res, err := m.run(ctx, c)
+		c.inlineEnd()
 		if ctx.Err() != nil {
 			// The deadline or a cancellation won the race with the handler:
 			// the answer is decided by the cause, not by what the handler
@@ -151,7 +158,19 @@ func (c *call) run(ctx context.Context, m method) {
 			c.finish(res, err)
 		}
 		c.unwatchJob()
-	})
+	}
+	var (
+		jobCtx context.Context
+		stop   context.CancelCauseFunc
+		runNow func()
+		err    error
+	)
+	inl, _ := c.reply.(transport.Inliner)
+	if inl != nil {
+		jobCtx, stop, runNow, err = ex.SubmitInline(ctx, job)
+	} else {
+		jobCtx, stop, err = ex.Submit(ctx, job)
+	}
 	switch {
 	case errors.Is(err, executor.ErrOverloaded):
 		c.finish(nil, ErrOverloaded())
@@ -166,13 +185,24 @@ func (c *call) run(ctx context.Context, m method) {
 	c.mu.Unlock()
 	if abandoned {
 		stop(errCancelledByClient)
-		return
+	} else {
+		c.watch(jobCtx)
 	}
-	// The watch answers for a job that ends other than by returning (a
-	// timeout, a panic, a cancellation) while its handler may still run.
-	// A handler that returns stops it first: otherwise the executor's
-	// ending the context with ErrFinished would start a goroutine per call
-	// only to find there is nothing to do.
+	if runNow != nil {
+		// The job holds its slot until it has run, abandoned or not.
+		c.inline = inl
+		inl.Inline(true)
+		runNow()
+		c.inlineEnd() // the handler panicked, or exited its goroutine
+	}
+}
+
+// watch answers for a job that ends other than by returning (a timeout, a
+// panic, a cancellation) while its handler may still run. A handler that
+// returns stops it first: otherwise the executor's ending the context with
+// ErrFinished would start a goroutine per call only to find there is
+// nothing to do.
+func (c *call) watch(jobCtx context.Context) {
 	unwatch := context.AfterFunc(jobCtx, func() { c.terminal(jobCtx) })
 	c.mu.Lock()
 	returned := c.returned
@@ -182,6 +212,15 @@ func (c *call) run(ctx context.Context, m method) {
 	c.mu.Unlock()
 	if returned {
 		unwatch()
+	}
+}
+
+// inlineEnd tells an Inliner reply that its handler is no longer running
+// on the delivering goroutine. It runs on that goroutine, once.
+func (c *call) inlineEnd() {
+	if c.inline != nil {
+		c.inline.Inline(false)
+		c.inline = nil
 	}
 }
 

@@ -101,13 +101,28 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 		sess.Close()
 		e.streams.remove(sess)
 	}()
-	deliver(ctx, sess, p, rep)
 	// The writer watches the Engine's life itself: no context derived from
 	// both for each request.
 	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect, life: e.life.Done()}
-	err := w.run(ctx)
-	if !w.started && w.ended(ctx) {
-		return e.ended(ctx, nil, out)
+	write := func(due bool) error {
+		err := w.runDue(ctx, due)
+		if !w.started && w.ended(ctx) {
+			return e.ended(ctx, nil, out)
+		}
+		return err
 	}
-	return err
+	// The handler may run inline, inside deliver (reply.Inline): then the
+	// reply starts the writer on a goroutine of its own if anything must be
+	// written before the handler returns, and this one waits for it.
+	var spawned chan error
+	rep.dueAfter = e.o.StreamAfter
+	rep.spawn = func(due bool) {
+		spawned = make(chan error, 1)
+		go func() { spawned <- write(due) }()
+	}
+	deliver(ctx, sess, p, inlineReply{rep})
+	if rep.settleInline() {
+		return <-spawned
+	}
+	return write(false)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/transport/sse"
@@ -21,6 +22,7 @@ var (
 type reply struct {
 	maxEvents, maxBytes int
 	wake                chan struct{}
+	dueAfter            time.Duration // StreamAfter, for an inline handler
 
 	mu       sync.Mutex
 	pending  [][]byte
@@ -29,6 +31,15 @@ type reply struct {
 	overflow bool
 	gone     bool       // the writer left: later messages are dropped
 	store    *sse.Store // non-nil once resumable
+
+	// While a handler runs on the request's goroutine (transport.Inliner),
+	// nobody is writing: the first message or abandon in that time, or
+	// StreamAfter passing, calls spawn, which starts the writer on a
+	// goroutine of its own (once; spawned tells).
+	inline  bool
+	spawn   func(due bool)
+	spawned bool
+	due     *time.Timer
 }
 
 func newReply(maxEvents, maxBytes int) *reply {
@@ -61,9 +72,68 @@ func (r *reply) Send(msg []byte) error {
 	r.pending = append(r.pending, bytes.Clone(msg))
 	r.bytes += len(msg)
 	r.final = r.final || fin
+	r.spawnLocked(false)
 	r.mu.Unlock()
 	r.poke()
 	return nil
+}
+
+// inlineReply is a reply whose writer can start on demand (execModern sets
+// spawn): only such a reply lets the dispatcher run a handler inline.
+type inlineReply struct{ *reply }
+
+// Inline implements transport.Inliner.
+func (r inlineReply) Inline(running bool) { r.reply.inlined(running) }
+
+// inlined records whether a handler runs inline. One starting arms the
+// StreamAfter timer that would have made the writer open a stream.
+func (r *reply) inlined(running bool) {
+	r.mu.Lock()
+	r.inline = running
+	switch {
+	case running && (len(r.pending) > 0 || r.final):
+		r.spawnLocked(false)
+	case running && r.spawn != nil && !r.spawned && r.due == nil && r.dueAfter > 0:
+		r.due = time.AfterFunc(r.dueAfter, r.streamDue)
+	case !running && r.due != nil:
+		r.due.Stop()
+		r.due = nil
+	}
+	r.mu.Unlock()
+}
+
+// streamDue starts the writer, due to open a stream, when an inline
+// handler has run for StreamAfter.
+func (r *reply) streamDue() {
+	r.mu.Lock()
+	r.spawnLocked(true)
+	r.mu.Unlock()
+}
+
+// spawnLocked starts the writer, once, while a handler runs inline. spawn
+// only starts a goroutine, so it is called under the lock: settleInline
+// then sees whatever it set up.
+func (r *reply) spawnLocked(due bool) {
+	if !r.inline || r.spawned || r.spawn == nil {
+		return
+	}
+	r.spawned = true
+	r.spawn(due)
+}
+
+// settleInline ends the inline phase once the handler has returned: it
+// reports whether a writer was spawned (then it writes the response), and
+// otherwise makes sure none is.
+func (r *reply) settleInline() (spawned bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inline = false
+	r.spawn = nil
+	if r.due != nil {
+		r.due.Stop()
+		r.due = nil
+	}
+	return r.spawned
 }
 
 // Abandon implements transport.Abandoner: the request will get no answer,
@@ -74,6 +144,7 @@ func (r *reply) Abandon() {
 	if r.store != nil {
 		r.store.Close()
 	}
+	r.spawnLocked(false)
 	r.mu.Unlock()
 	r.poke()
 }

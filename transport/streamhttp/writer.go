@@ -40,20 +40,19 @@ type writer struct {
 	buf     []byte
 }
 
-func (w *writer) run(ctx context.Context) error {
+func (w *writer) run(ctx context.Context) error { return w.runDue(ctx, false) }
+
+// runDue is run; due says StreamAfter has passed already (an inline
+// handler ran that long), so the stream opens at once.
+func (w *writer) runDue(ctx context.Context, due bool) error {
 	defer w.rep.leave()
 	var after <-chan time.Time
-	if d := w.e.o.StreamAfter; d > 0 {
-		t := getTimer(d)
-		defer putTimer(t)
-		after = t.C
-	}
+	armed := due // the StreamAfter timer is set before the first wait
 	var tick <-chan time.Time
 	var lsDone <-chan struct{} // nil (never ready) without a session
 	if w.ls != nil {
 		lsDone = w.ls.ctx.Done()
 	}
-	due := false // StreamAfter passed: open the stream now
 	for {
 		msgs, final, overflow := w.rep.take()
 		switch {
@@ -95,6 +94,16 @@ func (w *writer) run(ctx context.Context) error {
 			}
 			if err := w.events(msgs); err != nil || final {
 				return err
+			}
+		}
+		if !armed {
+			// An answer that is there at once (the common case) needs no
+			// timer at all.
+			armed = true
+			if d := w.e.o.StreamAfter; d > 0 {
+				t := getTimer(d)
+				defer putTimer(t)
+				after = t.C
 			}
 		}
 		select {

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from ._context import Context, InputRequired
 from ._convert import dumps
 from ._errors import INVALID_PARAMS, McpError, error_message
+from ._handlers import Entry, Outcome
 from ._jsonable import to_jsonable
 from ._registry import Registry
 
@@ -55,11 +56,12 @@ class NativeCalls(Protocol):
 class _Pending:
     """One call in flight; it is also the CallPort of the call's Context."""
 
-    __slots__ = ("calls", "call", "ctx", "task", "cancelled")
+    __slots__ = ("calls", "call", "tag", "ctx", "task", "cancelled")
 
-    def __init__(self, calls: NativeCalls, call: int) -> None:
+    def __init__(self, calls: NativeCalls, call: int, tag: int = 0) -> None:
         self.calls = calls
         self.call = call
+        self.tag = tag
         self.ctx: Context | None = None
         self.task: asyncio.Task[dict[str, Any]] | None = None
         self.cancelled = False
@@ -112,7 +114,7 @@ class Bridge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: dict[int, _Pending] = {}
         # Async calls on their way to the loop, and whether a drain is due.
-        self._queue: deque[tuple[_Pending, Coroutine[Any, Any, dict[str, Any]]]] = deque()
+        self._queue: deque[tuple[_Pending, Coroutine[Any, Any, dict[str, Any]] | bytes]] = deque()
         self._armed = False
 
     @property
@@ -121,17 +123,20 @@ class Bridge:
 
     def on_call(self, call: int, kind: int, tag: int, params: bytes) -> None:
         """Never raises: every failure is answered on the call."""
-        pending = _Pending(self._calls, call)
+        pending = _Pending(self._calls, call, tag)
+        entry = self._registry.entries.get(tag)
+        if entry is not None and entry.is_async and entry.kind == kind:
+            # Only queued here: decoding and binding run on the loop's
+            # thread, so this Go thread holds the GIL as briefly as it can.
+            self._pending[call] = pending
+            self._schedule(pending, params)
+            return
         try:
             args = json.loads(params)
-            entry = self._registry.entries.get(tag)
             if entry is None or entry.kind != kind:
                 raise McpError(INVALID_PARAMS, f"{_what(args)} is no longer registered")
-            ctx = Context(pending, args.get("_meta"), args.get("revision"),
-                          args.get("inputResponses"))
-            pending.ctx = ctx
             self._pending[call] = pending
-            outcome = entry.run(args, ctx)
+            outcome = self._run(pending, entry, args)
         except BaseException as err:  # noqa: BLE001 - a callback must not raise
             self._pending.pop(call, None)
             self._fail(call, err)
@@ -141,6 +146,13 @@ class Bridge:
             self._complete(call, outcome)
         else:
             self._schedule(pending, outcome)
+
+    def _run(self, pending: _Pending, entry: Entry, args: dict[str, Any]) -> Outcome:
+        ctx = Context(pending, args.get("_meta"), args.get("revision"), args.get("inputResponses"))
+        pending.ctx = ctx
+        if pending.cancelled:
+            ctx._cancel()
+        return entry.run(args, ctx)
 
     def on_cancel(self, call: int) -> None:
         pending = self._pending.get(call)
@@ -155,11 +167,12 @@ class Bridge:
             # a started one has its task cancelled here.
             loop.call_soon_threadsafe(_cancel_task, pending)
 
-    def _schedule(self, pending: _Pending, coro: Coroutine[Any, Any, dict[str, Any]]) -> None:
-        # Calls wait in _queue; the loop is woken (call_soon_threadsafe: a
-        # lock and a self-pipe write) only when no drain is due yet, so
-        # calls arriving together cost one wakeup, not one each.
-        self._queue.append((pending, coro))
+    def _schedule(self, pending: _Pending, work: Coroutine[Any, Any, dict[str, Any]] | bytes) -> None:
+        """Queues work for the loop: a coroutine, or the params of an async
+        entry's call, still to be decoded there. The loop is woken
+        (call_soon_threadsafe: a lock and a self-pipe write) only when no
+        drain is due yet, so calls arriving together cost one wakeup."""
+        self._queue.append((pending, work))
         loop = self._loop
         if self._armed and loop is not None and not loop.is_closed():
             return
@@ -176,10 +189,11 @@ class Bridge:
         """Answers every queued call with err (no loop to run them on)."""
         while True:
             try:
-                pending, coro = self._queue.popleft()
+                pending, work = self._queue.popleft()
             except IndexError:
                 return
-            coro.close()
+            if not isinstance(work, bytes):
+                work.close()
             self._pending.pop(pending.call, None)
             self._fail(pending.call, err)
 
@@ -189,7 +203,32 @@ class Bridge:
         self._armed = False
         queue = self._queue
         while queue:
-            self._start(*queue.popleft())
+            pending, work = queue.popleft()
+            if isinstance(work, bytes):
+                self._begin(pending, work)
+            else:
+                self._start(pending, work)
+
+    def _begin(self, pending: _Pending, params: bytes) -> None:
+        """Decodes and starts a queued async call, on the loop's thread."""
+        if pending.cancelled:
+            self._pending.pop(pending.call, None)
+            return
+        try:
+            args = json.loads(params)
+            entry = self._registry.entries.get(pending.tag)
+            if entry is None:
+                raise McpError(INVALID_PARAMS, f"{_what(args)} is no longer registered")
+            outcome = self._run(pending, entry, args)
+        except BaseException as err:  # noqa: BLE001 - answered on the call
+            self._pending.pop(pending.call, None)
+            self._fail(pending.call, err)
+            return
+        if isinstance(outcome, dict):  # refused before the handler ran (bad arguments)
+            self._pending.pop(pending.call, None)
+            self._complete(pending.call, outcome)
+        else:
+            self._start(pending, outcome)
 
     def _start(self, pending: _Pending, coro: Coroutine[Any, Any, dict[str, Any]]) -> None:
         if pending.cancelled:

@@ -172,7 +172,6 @@ func (e *Engine) execLegacyCall(ctx context.Context, p *Prepared, out Output) er
 	ls.begin()
 	defer ls.done()
 	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
-	deliver(context.WithoutCancel(ctx), ls.sess, p, rep)
 	// The writer watches the Engine and the session itself; a context bound
 	// to both is made only if the reply becomes a resumable stream.
 	w := &writer{e: e, out: out, rep: rep, dialect: e.legacy, life: e.life.Done(), ls: ls,
@@ -181,11 +180,9 @@ func (e *Engine) execLegacyCall(ctx context.Context, p *Prepared, out Output) er
 			ls.addStream(st, e.o.MaxStoredStreams)
 			return st, primes(ls.rev)
 		}}
-	err := w.run(ctx)
-	if !w.started && w.ended(ctx) {
-		return e.ended(ctx, ls, out)
-	}
-	return err
+	// A disconnect is not a cancel on the legacy revisions: the handler's
+	// context does not end with the request's.
+	return e.serveReply(ctx, context.WithoutCancel(ctx), ls.sess, p, w, func() error { return e.ended(ctx, ls, out) })
 }
 
 // primes reports whether a revision opens SSE streams with a priming event

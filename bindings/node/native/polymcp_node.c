@@ -168,16 +168,6 @@ static napi_value make_undefined(napi_env env) {
   return out;
 }
 
-/* Reads exactly n arguments (missing ones are undefined). */
-static bool get_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
-  size_t argc = n;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
-    throw_napi(env, "napi_get_cb_info");
-    return false;
-  }
-  return true;
-}
-
 /* ---- servers and their events -------------------------------------------- */
 
 enum {
@@ -404,15 +394,21 @@ static void external_finalize(napi_env env, void *data, void *hint) {
   ctx_release(data);
 }
 
-/* The server behind a JS external; throws when it is not one. */
-static server_ctx *get_server(napi_env env, napi_value v) {
+/* The pointer behind a JS external; throws "expected <what>" when v is not one. */
+static void *get_external(napi_env env, napi_value v, const char *what) {
   void *p = NULL;
   napi_valuetype t;
   if (napi_typeof(env, v, &t) != napi_ok || t != napi_external || napi_get_value_external(env, v, &p) != napi_ok) {
-    napi_throw_type_error(env, "POLYMCP_E_INVALID", "expected a polymcp server");
+    char msg[64];
+    snprintf(msg, sizeof msg, "expected %s", what);
+    napi_throw_type_error(env, "POLYMCP_E_INVALID", msg);
     return NULL;
   }
   return p;
+}
+
+static server_ctx *get_server(napi_env env, napi_value v) {
+  return get_external(env, v, "a polymcp server");
 }
 
 /* JS thread: a transport serves now, or a close began. */
@@ -607,38 +603,128 @@ static void ex_finalize(napi_env env, void *data, void *hint) {
 }
 
 static http_ex *get_exchange(napi_env env, napi_value v) {
-  void *p = NULL;
-  napi_valuetype t;
-  if (napi_typeof(env, v, &t) != napi_ok || t != napi_external || napi_get_value_external(env, v, &p) != napi_ok) {
-    napi_throw_type_error(env, "POLYMCP_E_INVALID", "expected a polymcp HTTP exchange");
-    return NULL;
-  }
-  return p;
+  return get_external(env, v, "a polymcp HTTP exchange");
 }
 
 /* ---- exported functions --------------------------------------------------- */
 
+/*
+ * The arguments of an exported function, read by a spec of one letter per
+ * argument, in order:
+ *   s  a server (JS external)                 -> a.server
+ *   x  an HTTP exchange (JS external)         -> a.exchange
+ *   u  a non-negative integer or bigint       -> a.u[0], a.u[1]  (call handle, tag)
+ *   d  a number                               -> a.d[0], a.d[1]
+ *   j  a string, copied as UTF-8              -> a.str[0], a.str[1]
+ *   b  a Buffer (borrowed)                    -> a.buf, a.buf_len
+ *   v  any value, kept as is                  -> a.argv[i]
+ * read_args returns false with a JS exception pending and nothing to free;
+ * after success, args_free releases the strings.
+ */
+#define MAX_ARGS 4
+typedef struct {
+  napi_value argv[MAX_ARGS];
+  server_ctx *server;
+  http_ex *exchange;
+  uint64_t u[2];
+  double d[2];
+  jstr str[2];
+  int nstr;
+  void *buf;
+  size_t buf_len;
+} args;
+
+static void args_free(args *a) {
+  for (int i = 0; i < a->nstr; i++) {
+    jstr_free(&a->str[i]);
+  }
+  a->nstr = 0;
+}
+
+static bool read_args(napi_env env, napi_callback_info info, const char *spec, args *a) {
+  size_t n = strlen(spec), argc = n;
+  int nu = 0, nd = 0;
+  a->nstr = 0;
+  if (n > MAX_ARGS || napi_get_cb_info(env, info, &argc, a->argv, NULL, NULL) != napi_ok) {
+    throw_napi(env, "napi_get_cb_info");
+    return false;
+  }
+  for (size_t i = 0; i < n; i++) {
+    napi_value v = a->argv[i];
+    bool ok = true, is_buffer = false;
+    switch (spec[i]) {
+    case 's':
+      ok = (a->server = get_server(env, v)) != NULL;
+      break;
+    case 'x':
+      ok = (a->exchange = get_exchange(env, v)) != NULL;
+      break;
+    case 'u':
+      ok = get_u64(env, v, &a->u[nu++]);
+      break;
+    case 'd':
+      ok = napi_get_value_double(env, v, &a->d[nd++]) == napi_ok;
+      if (!ok) {
+        napi_throw_type_error(env, "POLYMCP_E_INVALID", "expected a number");
+      }
+      break;
+    case 'j':
+      ok = jstr_get(env, v, &a->str[a->nstr]);
+      a->nstr += ok;
+      break;
+    case 'b':
+      ok = napi_is_buffer(env, v, &is_buffer) == napi_ok && is_buffer &&
+           napi_get_buffer_info(env, v, &a->buf, &a->buf_len) == napi_ok;
+      if (!ok) {
+        napi_throw_type_error(env, "POLYMCP_E_INVALID", "expected a Buffer");
+      }
+      break;
+    default: /* 'v' */
+      break;
+    }
+    if (!ok) {
+      args_free(a);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* undefined on POLYMCP_OK, else the library's error thrown. */
+static napi_value status_or_throw(napi_env env, int rc, const char *what) {
+  return rc == POLYMCP_OK ? make_undefined(env) : throw_status(env, rc, what);
+}
+
+/* A JS string of a buffer the library handed out, which it releases. */
+static napi_value lib_string(napi_env env, char *p, size_t len) {
+  napi_value out;
+  napi_status st = napi_create_string_utf8(env, p ? p : "", len, &out);
+  lib.polymcp_free(p);
+  CHECK(env, st);
+  return out;
+}
+
 static napi_value js_load(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  jstr path;
-  if (!get_args(env, info, 1, argv) || !jstr_get(env, argv[0], &path)) {
+  args a;
+  if (!read_args(env, info, "j", &a)) {
     return NULL;
   }
+  const char *path = a.str[0].p;
   if (lib.dl == NULL) {
-    void *dl = dlopen(path.p, RTLD_NOW | RTLD_LOCAL);
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (dl == NULL) {
       napi_throw_error(env, "POLYMCP_E_LOAD", dlerror());
-      jstr_free(&path);
+      args_free(&a);
       return NULL;
     }
 #define RESOLVE(name)                                                          \
   lib.name = (__typeof__(name) *)dlsym(dl, #name);                             \
   if (lib.name == NULL) {                                                      \
     char msg[512];                                                             \
-    snprintf(msg, sizeof msg, "%s: missing symbol " #name, path.p);            \
+    snprintf(msg, sizeof msg, "%s: missing symbol " #name, path);              \
     memset(&lib, 0, sizeof lib);                                               \
     dlclose(dl);                                                               \
-    jstr_free(&path);                                                          \
+    args_free(&a);                                                             \
     napi_throw_error(env, "POLYMCP_E_LOAD", msg);                              \
     return NULL;                                                               \
   }
@@ -646,7 +732,7 @@ static napi_value js_load(napi_env env, napi_callback_info info) {
 #undef RESOLVE
     lib.dl = dl;
   }
-  jstr_free(&path);
+  args_free(&a);
   napi_value out;
   CHECK(env, napi_create_uint32(env, lib.polymcp_abi_version(), &out));
   return out;
@@ -661,24 +747,24 @@ static napi_value js_version(napi_env env, napi_callback_info info) {
 
 /* serverNew(optionsJson, onEvent) -> external */
 static napi_value js_server_new(napi_env env, napi_callback_info info) {
-  napi_value argv[2], name, external;
-  jstr opts;
-  if (!get_args(env, info, 2, argv) || !jstr_get(env, argv[0], &opts)) {
+  napi_value name, external;
+  args a;
+  if (!read_args(env, info, "jv", &a)) {
     return NULL;
   }
   server_ctx *ctx = calloc(1, sizeof *ctx);
   if (ctx == NULL || pthread_mutex_init(&ctx->mu, NULL) != 0) {
     free(ctx);
-    jstr_free(&opts);
+    args_free(&a);
     napi_throw_error(env, "POLYMCP_E_INTERNAL", "out of memory");
     return NULL;
   }
   ctx->js_thread = pthread_self();
   ctx->refs = 1; /* the tsfn finalizer's; the external's and Go's come below */
   if (napi_create_string_utf8(env, "polymcp", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_create_threadsafe_function(env, argv[1], NULL, name, 0, 1, ctx, tsfn_finalize, ctx, call_js,
+      napi_create_threadsafe_function(env, a.argv[1], NULL, name, 0, 1, ctx, tsfn_finalize, ctx, call_js,
                                       &ctx->tsfn) != napi_ok) {
-    jstr_free(&opts);
+    args_free(&a);
     pthread_mutex_destroy(&ctx->mu);
     free(ctx);
     return throw_napi(env, "napi_create_threadsafe_function");
@@ -689,8 +775,8 @@ static napi_value js_server_new(napi_env env, napi_callback_info info) {
       .on_cancel = on_cancel, .on_log = on_log, .on_closed = on_closed,
   };
   ctx->refs++; /* Go's, given back by on_closed */
-  int rc = lib.polymcp_server_new(opts.p, opts.len, &cb, &ctx->handle);
-  jstr_free(&opts);
+  int rc = lib.polymcp_server_new(a.str[0].p, a.str[0].len, &cb, &ctx->handle);
+  args_free(&a);
   if (rc != POLYMCP_OK) {
     napi_value err = throw_status(env, rc, "polymcp_server_new");
     ctx->refs--; /* no server: on_closed never comes */
@@ -706,23 +792,17 @@ static napi_value js_server_new(napi_env env, napi_callback_info info) {
   return external;
 }
 
-/* add(server, json, tag) for tools, resources and prompts. */
+/* add(server, json, tag) for tools, resources, prompts and completers. */
 typedef int (*add_fn)(polymcp_server_t, const char *, size_t, uint64_t);
 
 static napi_value server_add(napi_env env, napi_callback_info info, add_fn add, const char *what) {
-  napi_value argv[3];
-  jstr json;
-  uint64_t tag;
-  if (!get_args(env, info, 3, argv)) {
+  args a;
+  if (!read_args(env, info, "sju", &a)) {
     return NULL;
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL || !get_u64(env, argv[2], &tag) || !jstr_get(env, argv[1], &json)) {
-    return NULL;
-  }
-  int rc = add(ctx->handle, json.p, json.len, tag);
-  jstr_free(&json);
-  return rc == POLYMCP_OK ? make_undefined(env) : throw_status(env, rc, what);
+  int rc = add(a.server->handle, a.str[0].p, a.str[0].len, a.u[0]);
+  args_free(&a);
+  return status_or_throw(env, rc, what);
 }
 
 static napi_value js_add_tool(napi_env env, napi_callback_info info) {
@@ -746,37 +826,21 @@ static napi_value js_set_completer(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_server_remove(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  uint64_t tag;
-  if (!get_args(env, info, 2, argv)) {
+  args a;
+  if (!read_args(env, info, "su", &a)) {
     return NULL;
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL || !get_u64(env, argv[1], &tag)) {
-    return NULL;
-  }
-  int rc = lib.polymcp_server_remove(ctx->handle, tag);
-  return rc == POLYMCP_OK ? make_undefined(env) : throw_status(env, rc, "polymcp_server_remove");
+  return status_or_throw(env, lib.polymcp_server_remove(a.server->handle, a.u[0]), "polymcp_server_remove");
 }
 
 static napi_value js_server_notify(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  jstr method, params;
-  if (!get_args(env, info, 3, argv)) {
+  args a;
+  if (!read_args(env, info, "sjj", &a)) {
     return NULL;
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL || !jstr_get(env, argv[1], &method)) {
-    return NULL;
-  }
-  if (!jstr_get(env, argv[2], &params)) {
-    jstr_free(&method);
-    return NULL;
-  }
-  int rc = lib.polymcp_server_notify(ctx->handle, method.p, method.len, params.p, params.len);
-  jstr_free(&method);
-  jstr_free(&params);
-  return rc == POLYMCP_OK ? make_undefined(env) : throw_status(env, rc, "polymcp_server_notify");
+  int rc = lib.polymcp_server_notify(a.server->handle, a.str[0].p, a.str[0].len, a.str[1].p, a.str[1].len);
+  args_free(&a);
+  return status_or_throw(env, rc, "polymcp_server_notify");
 }
 
 /* The stdio transport ends with its input, which no callback reports:
@@ -793,9 +857,11 @@ static void *watch_idle(void *arg) {
   return NULL;
 }
 
-static bool start_watcher(napi_env env, server_ctx *ctx) {
+/* JS thread: runs fn(arg) on a detached thread that holds the tsfn and ctx
+ * (fn gives both back); false with a JS exception when it cannot. */
+static bool start_thread(napi_env env, server_ctx *ctx, void *(*fn)(void *), void *arg) {
   if (napi_acquire_threadsafe_function(ctx->tsfn) != napi_ok) {
-    napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: cannot watch the stdio transport");
+    napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: cannot hold the threadsafe function");
     return false;
   }
   ctx_retain(ctx);
@@ -803,7 +869,7 @@ static bool start_watcher(napi_env env, server_ctx *ctx) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  int rc = pthread_create(&t, &attr, watch_idle, ctx);
+  int rc = pthread_create(&t, &attr, fn, arg);
   pthread_attr_destroy(&attr);
   if (rc != 0) {
     napi_release_threadsafe_function(ctx->tsfn, napi_tsfn_release);
@@ -816,52 +882,40 @@ static bool start_watcher(napi_env env, server_ctx *ctx) {
 
 /* serveStdio(server, optionsJson) */
 static napi_value js_serve_stdio(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  jstr opts;
-  if (!get_args(env, info, 2, argv)) {
+  args a;
+  if (!read_args(env, info, "sj", &a)) {
     return NULL;
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL || !jstr_get(env, argv[1], &opts)) {
-    return NULL;
-  }
+  server_ctx *ctx = a.server;
   if (ctx->gone) {
-    jstr_free(&opts);
+    args_free(&a);
     napi_throw_error(env, "POLYMCP_E_CLOSED", "polymcp: the server is closed");
     return NULL;
   }
-  int rc = lib.polymcp_server_serve_stdio(ctx->handle, opts.p, opts.len);
-  jstr_free(&opts);
+  int rc = lib.polymcp_server_serve_stdio(ctx->handle, a.str[0].p, a.str[0].len);
+  args_free(&a);
   if (rc != POLYMCP_OK) {
     return throw_status(env, rc, "polymcp_server_serve_stdio");
   }
   keep_alive(env, ctx);
-  return start_watcher(env, ctx) ? make_undefined(env) : NULL;
+  return start_thread(env, ctx, watch_idle, ctx) ? make_undefined(env) : NULL;
 }
 
 /* serveHttp(server, optionsJson) -> the bound URL */
 static napi_value js_serve_http(napi_env env, napi_callback_info info) {
-  napi_value argv[2], out;
-  jstr opts;
-  if (!get_args(env, info, 2, argv)) {
-    return NULL;
-  }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL || !jstr_get(env, argv[1], &opts)) {
+  args a;
+  if (!read_args(env, info, "sj", &a)) {
     return NULL;
   }
   char *url = NULL;
   size_t url_len = 0;
-  int rc = lib.polymcp_server_serve_http(ctx->handle, opts.p, opts.len, &url, &url_len);
-  jstr_free(&opts);
+  int rc = lib.polymcp_server_serve_http(a.server->handle, a.str[0].p, a.str[0].len, &url, &url_len);
+  args_free(&a);
   if (rc != POLYMCP_OK) {
     return throw_status(env, rc, "polymcp_server_serve_http");
   }
-  keep_alive(env, ctx);
-  napi_status st = napi_create_string_utf8(env, url, url_len, &out);
-  lib.polymcp_free(url);
-  CHECK(env, st);
-  return out;
+  keep_alive(env, a.server);
+  return lib_string(env, url, url_len);
 }
 
 /*
@@ -870,42 +924,26 @@ static napi_value js_serve_http(napi_env env, napi_callback_info info) {
  * JS chose), maybe queued before this returns.
  */
 static napi_value js_server_http(napi_env env, napi_callback_info info) {
-  napi_value argv[4], external;
-  double id;
-  jstr req;
-  void *body = NULL;
-  size_t body_len = 0;
-  if (!get_args(env, info, 4, argv)) {
+  napi_value external;
+  args a;
+  if (!read_args(env, info, "sdjb", &a)) {
     return NULL;
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL) {
-    return NULL;
-  }
-  CHECK(env, napi_get_value_double(env, argv[1], &id));
-  bool is_buffer = false;
-  if (napi_is_buffer(env, argv[3], &is_buffer) != napi_ok || !is_buffer ||
-      napi_get_buffer_info(env, argv[3], &body, &body_len) != napi_ok) {
-    napi_throw_type_error(env, "POLYMCP_E_INVALID", "expected the body as a Buffer");
-    return NULL;
-  }
-  if (!jstr_get(env, argv[2], &req)) {
-    return NULL;
-  }
+  server_ctx *ctx = a.server;
   http_ex *ex = calloc(1, sizeof *ex);
   if (ex == NULL || pthread_mutex_init(&ex->mu, NULL) != 0) {
     free(ex);
-    jstr_free(&req);
+    args_free(&a);
     napi_throw_error(env, "POLYMCP_E_INTERNAL", "out of memory");
     return NULL;
   }
   pthread_cond_init(&ex->cv, NULL);
   ex->ctx = ctx;
-  ex->id = id;
+  ex->id = a.d[0];
   ex->refs = 2; /* Go's until on_end, and the external's */
   ctx_retain(ctx);
   if (napi_create_external(env, ex, ex_finalize, NULL, &external) != napi_ok) {
-    jstr_free(&req);
+    args_free(&a);
     ex->refs = 1;
     ex_release(ex);
     return throw_napi(env, "napi_create_external");
@@ -917,8 +955,8 @@ static napi_value js_server_http(napi_env env, napi_callback_info info) {
   /* Counted before the call: its END may be queued before it returns. */
   ctx->exchanges++;
   polymcp_http_t handle = 0;
-  int rc = lib.polymcp_server_http(ctx->handle, req.p, req.len, body, body_len, &cb, &handle);
-  jstr_free(&req);
+  int rc = lib.polymcp_server_http(ctx->handle, a.str[0].p, a.str[0].len, a.buf, a.buf_len, &cb, &handle);
+  args_free(&a);
   if (rc != POLYMCP_OK) {
     ctx->exchanges--;
     ex_release(ex); /* Go's: no callback will come; the external's goes with GC */
@@ -933,18 +971,13 @@ static napi_value js_server_http(napi_env env, napi_callback_info info) {
 
 /* httpAck(exchange, bytes): the socket took that many body bytes. */
 static napi_value js_http_ack(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  double n;
-  if (!get_args(env, info, 2, argv)) {
+  args a;
+  if (!read_args(env, info, "xd", &a)) {
     return NULL;
   }
-  http_ex *ex = get_exchange(env, argv[0]);
-  if (ex == NULL) {
-    return NULL;
-  }
-  CHECK(env, napi_get_value_double(env, argv[1], &n));
+  http_ex *ex = a.exchange;
   pthread_mutex_lock(&ex->mu);
-  size_t took = n > 0 ? (size_t)n : 0;
+  size_t took = a.d[0] > 0 ? (size_t)a.d[0] : 0;
   ex->pending = took < ex->pending ? ex->pending - took : 0;
   pthread_cond_broadcast(&ex->cv);
   pthread_mutex_unlock(&ex->mu);
@@ -953,14 +986,11 @@ static napi_value js_http_ack(napi_env env, napi_callback_info info) {
 
 /* httpCancel(exchange): the client went away; EV_HTTP_END follows. */
 static napi_value js_http_cancel(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  if (!get_args(env, info, 1, argv)) {
+  args a;
+  if (!read_args(env, info, "x", &a)) {
     return NULL;
   }
-  http_ex *ex = get_exchange(env, argv[0]);
-  if (ex == NULL) {
-    return NULL;
-  }
+  http_ex *ex = a.exchange;
   pthread_mutex_lock(&ex->mu);
   ex->gone = true;
   polymcp_http_t h = ex->handle;
@@ -974,111 +1004,93 @@ static napi_value js_http_cancel(napi_env env, napi_callback_info info) {
  * on_closed), so `await close()` settles and no Go thread is left holding
  * the tsfn when the process exits. */
 static napi_value js_server_close(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  if (!get_args(env, info, 1, argv)) {
+  args a;
+  if (!read_args(env, info, "s", &a)) {
     return NULL;
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL) {
-    return NULL;
-  }
-  ctx->closing = true;
-  int rc = lib.polymcp_server_close(ctx->handle);
+  a.server->closing = true;
+  int rc = lib.polymcp_server_close(a.server->handle);
   if (rc != POLYMCP_OK) {
     return throw_status(env, rc, "polymcp_server_close");
   }
-  keep_alive(env, ctx);
+  keep_alive(env, a.server);
   return make_undefined(env);
 }
 
 static napi_value js_server_free(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  if (!get_args(env, info, 1, argv)) {
+  args a;
+  if (!read_args(env, info, "s", &a)) {
     return NULL;
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL) {
-    return NULL;
-  }
-  int rc = lib.polymcp_server_free(ctx->handle);
-  return rc == POLYMCP_OK ? make_undefined(env) : throw_status(env, rc, "polymcp_server_free");
+  return status_or_throw(env, lib.polymcp_server_free(a.server->handle), "polymcp_server_free");
 }
 
-/* callComplete(call, json) and callProgress(call, json) -> status */
-static napi_value call_with_json(napi_env env, napi_callback_info info,
-                                 int (*fn)(polymcp_call_t, const char *, size_t)) {
-  napi_value argv[2];
-  uint64_t call;
-  jstr json;
-  if (!get_args(env, info, 2, argv) || !get_u64(env, argv[0], &call) || !jstr_get(env, argv[1], &json)) {
+/* fn(call, string) -> status: callComplete, callProgress, callLog, callSetInputState */
+static napi_value call_with_string(napi_env env, napi_callback_info info,
+                                   int (*fn)(polymcp_call_t, const char *, size_t)) {
+  args a;
+  if (!read_args(env, info, "uj", &a)) {
     return NULL;
   }
-  int rc = fn(call, json.p, json.len);
-  jstr_free(&json);
+  int rc = fn(a.u[0], a.str[0].p, a.str[0].len);
+  args_free(&a);
   return make_int(env, rc);
 }
 
 static napi_value js_call_complete(napi_env env, napi_callback_info info) {
-  return call_with_json(env, info, lib.polymcp_call_complete);
+  return call_with_string(env, info, lib.polymcp_call_complete);
 }
 
 static napi_value js_call_progress(napi_env env, napi_callback_info info) {
-  return call_with_json(env, info, lib.polymcp_call_progress);
+  return call_with_string(env, info, lib.polymcp_call_progress);
 }
 
 static napi_value js_call_log(napi_env env, napi_callback_info info) {
-  return call_with_json(env, info, lib.polymcp_call_log);
+  return call_with_string(env, info, lib.polymcp_call_log);
+}
+
+static napi_value js_call_set_input_state(napi_env env, napi_callback_info info) {
+  return call_with_string(env, info, lib.polymcp_call_set_input_state);
+}
+
+/* callFail(call, code, message) -> status */
+static napi_value js_call_fail(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "udj", &a)) {
+    return NULL;
+  }
+  int rc = lib.polymcp_call_fail(a.u[0], (int32_t)a.d[0], a.str[0].p, a.str[0].len);
+  args_free(&a);
+  return make_int(env, rc);
 }
 
 /* stats() -> JSON of live handle counts, for leak checks. */
 static napi_value js_stats(napi_env env, napi_callback_info info) {
   (void)info;
-  napi_value out;
   char *json = NULL;
   size_t len = 0;
   int rc = lib.polymcp_stats(&json, &len);
-  if (rc != POLYMCP_OK) {
-    return throw_status(env, rc, "polymcp_stats");
-  }
-  napi_status st = napi_create_string_utf8(env, json, len, &out);
-  lib.polymcp_free(json);
-  CHECK(env, st);
-  return out;
+  return rc == POLYMCP_OK ? lib_string(env, json, len) : throw_status(env, rc, "polymcp_stats");
 }
 
-static napi_value js_call_fail(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  uint64_t call;
-  int32_t code;
-  jstr msg;
-  if (!get_args(env, info, 3, argv) || !get_u64(env, argv[0], &call)) {
+/* fn(call) -> the library's string, or undefined once the call is gone:
+ * callInfo (JSON) and callInputState ("" when none was kept). */
+static napi_value call_string(napi_env env, napi_callback_info info, int (*fn)(polymcp_call_t, char **, size_t *)) {
+  args a;
+  if (!read_args(env, info, "u", &a)) {
     return NULL;
   }
-  CHECK(env, napi_get_value_int32(env, argv[1], &code));
-  if (!jstr_get(env, argv[2], &msg)) {
-    return NULL;
-  }
-  int rc = lib.polymcp_call_fail(call, code, msg.p, msg.len);
-  jstr_free(&msg);
-  return make_int(env, rc);
-}
-
-/* callInfo(call) -> JSON string, or undefined when the call is gone. */
-static napi_value js_call_info(napi_env env, napi_callback_info info) {
-  napi_value argv[1], out;
-  uint64_t call;
-  if (!get_args(env, info, 1, argv) || !get_u64(env, argv[0], &call)) {
-    return NULL;
-  }
-  char *json = NULL;
+  char *out = NULL;
   size_t len = 0;
-  if (lib.polymcp_call_info(call, &json, &len) != POLYMCP_OK) {
-    return make_undefined(env);
-  }
-  napi_status st = napi_create_string_utf8(env, json, len, &out);
-  lib.polymcp_free(json);
-  CHECK(env, st);
-  return out;
+  return fn(a.u[0], &out, &len) == POLYMCP_OK ? lib_string(env, out, len) : make_undefined(env);
+}
+
+static napi_value js_call_info(napi_env env, napi_callback_info info) {
+  return call_string(env, info, lib.polymcp_call_info);
+}
+
+static napi_value js_call_input_state(napi_env env, napi_callback_info info) {
+  return call_string(env, info, lib.polymcp_call_input_state);
 }
 
 /* ---- input from the client ----------------------------------------------- */
@@ -1122,77 +1134,31 @@ static void *run_input(void *arg) {
 }
 
 static napi_value js_call_input(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
-  uint64_t call;
-  double id;
-  jstr json;
-  if (!get_args(env, info, 4, argv)) {
+  args a;
+  if (!read_args(env, info, "sudj", &a)) {
     return NULL;
   }
-  server_ctx *ctx = get_server(env, argv[0]);
-  if (ctx == NULL || !get_u64(env, argv[1], &call)) {
-    return NULL;
-  }
-  CHECK(env, napi_get_value_double(env, argv[2], &id));
-  if (!jstr_get(env, argv[3], &json)) {
-    return NULL;
-  }
-  input_job *job = ctx->gone ? NULL : malloc(sizeof *job + json.len + 1);
+  server_ctx *ctx = a.server;
+  jstr *json = &a.str[0];
+  input_job *job = ctx->gone ? NULL : malloc(sizeof *job + json->len + 1);
   if (job == NULL) {
-    jstr_free(&json);
+    args_free(&a);
     napi_throw_error(env, ctx->gone ? "POLYMCP_E_CLOSED" : "POLYMCP_E_INTERNAL",
                      ctx->gone ? "polymcp: the server is closed" : "out of memory");
     return NULL;
   }
   job->ctx = ctx;
-  job->call = call;
-  job->id = id;
-  job->len = json.len;
-  memcpy(job->json, json.p, json.len);
-  job->json[json.len] = '\0';
-  jstr_free(&json);
-  if (napi_acquire_threadsafe_function(ctx->tsfn) != napi_ok) {
+  job->call = a.u[0];
+  job->id = a.d[0];
+  job->len = json->len;
+  memcpy(job->json, json->p, json->len);
+  job->json[json->len] = '\0';
+  args_free(&a);
+  if (!start_thread(env, ctx, run_input, job)) {
     free(job);
-    napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: cannot hold the threadsafe function");
-    return NULL;
-  }
-  ctx_retain(ctx);
-  pthread_t t;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  int rc = pthread_create(&t, &attr, run_input, job);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) {
-    napi_release_threadsafe_function(ctx->tsfn, napi_tsfn_release);
-    ctx_release(ctx);
-    free(job);
-    napi_throw_error(env, "POLYMCP_E_INTERNAL", "polymcp addon: pthread_create failed");
     return NULL;
   }
   return make_undefined(env);
-}
-
-/* callInputState(call) -> the kept state ("" when none), or undefined once the call is gone. */
-static napi_value js_call_input_state(napi_env env, napi_callback_info info) {
-  napi_value argv[1], out;
-  uint64_t call;
-  if (!get_args(env, info, 1, argv) || !get_u64(env, argv[0], &call)) {
-    return NULL;
-  }
-  char *state = NULL;
-  size_t len = 0;
-  if (lib.polymcp_call_input_state(call, &state, &len) != POLYMCP_OK) {
-    return make_undefined(env);
-  }
-  napi_status st = napi_create_string_utf8(env, state ? state : "", len, &out);
-  lib.polymcp_free(state);
-  CHECK(env, st);
-  return out;
-}
-
-static napi_value js_call_set_input_state(napi_env env, napi_callback_info info) {
-  return call_with_json(env, info, lib.polymcp_call_set_input_state);
 }
 
 /* ---- module --------------------------------------------------------------- */

@@ -412,3 +412,29 @@ def test_a_malformed_answer_is_invalid_params(lib: _native.Library) -> None:
             "name: the answer to elicitation/create has no valid action (accept, decline or cancel)")}}
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("piece", [
+    "plain ascii ",
+    'quotes " and \\ backslashes \\" ',
+    "lines\nand\r\ntabs\t ",
+    "caf\u00e9 \u2028 \U0001f600 ",
+    "a control \x01 character and \x1f ",  # left raw by the fast body: the core refuses it, json.dumps follows
+])
+def test_long_text_results_reach_the_client_exactly(lib: _native.Library, piece: str) -> None:
+    """A str return of 2 KiB or more is encoded without json.dumps; the
+    client gets exactly the text, whatever it holds."""
+    server = polymcp.Server("long")
+    text = piece * (4096 // len(piece) + 1)
+
+    @server.tool()
+    def long() -> str:
+        return text
+
+    try:
+        peer, session = connect(server)
+        session.dispatch(call(1, "long"))
+        assert peer.answer(1) == {"jsonrpc": "2.0", "id": 1, "result": {
+            "content": [{"type": "text", "text": text}]}}
+    finally:
+        server.close()

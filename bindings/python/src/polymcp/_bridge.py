@@ -16,10 +16,11 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from ._context import Context, InputRequired
-from ._convert import dumps
+from ._convert import dumps, text_result_body
 from ._errors import INVALID_PARAMS, McpError, error_message
 from ._handlers import Entry, Outcome
 from ._jsonable import to_jsonable
+from ._native import E_INVALID
 from ._registry import Registry
 
 __all__ = ["Bridge", "NativeCalls"]
@@ -252,6 +253,11 @@ class Bridge:
             self._complete(pending.call, task.result())
 
     def _complete(self, call: int, result: dict[str, Any]) -> None:
+        fast = text_result_body(result)
+        if fast is not None and self._calls.complete(call, fast) != E_INVALID:
+            return
+        # Not one long text, or one with a control character the fast body
+        # left raw (the core refused it and the call is still pending).
         try:
             body = dumps(result).encode()
         except (TypeError, ValueError) as err:

@@ -35,6 +35,7 @@ __all__ = [
     "OutputPlan",
     "completion_result",
     "dumps",
+    "text_result_body",
     "output_plan",
     "prompt_result",
     "resource_result",
@@ -46,6 +47,39 @@ __all__ = [
 def dumps(value: Any) -> str:
     """Compact JSON text, UTF-8 kept as is."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+#: Texts at least this long take text_result_body's path (shorter ones cost
+#: json.dumps less than the checks).
+FAST_TEXT_MIN = 2048
+
+
+def text_result_body(result: dict[str, Any]) -> bytes | None:
+    """The JSON of a tool result that is exactly one text item (what a
+    ``str`` return gives) with a long text, built by escaping only ``\\``,
+    ``"``, newline, carriage return and tab with bytes.replace, several
+    times cheaper than json.dumps on a long text. Other control characters
+    are left as they are, which makes the body invalid JSON: the core
+    refuses it (POLYMCP_E_INVALID, the call still pending) and the caller
+    sends dumps(result) instead. None when the result has another shape."""
+    if len(result) != 1:
+        return None
+    content = result.get("content")
+    if type(content) is not list or len(content) != 1:
+        return None
+    item = content[0]
+    if type(item) is not dict or len(item) != 2 or item.get("type") != "text":
+        return None
+    text = item.get("text")
+    if type(text) is not str or len(text) < FAST_TEXT_MIN:
+        return None
+    try:
+        raw = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: json.dumps says what is wrong
+        return None
+    raw = raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n") \
+        .replace(b"\r", b"\\r").replace(b"\t", b"\\t")
+    return b'{"content":[{"type":"text","text":"' + raw + b'"}]}'
 
 
 _CONTENT_HINTS: tuple[Any, ...] = (str, bytes, bytearray, ToolResult, *CONTENT_TYPES)

@@ -25,6 +25,9 @@ from ._registry import Registry
 
 __all__ = ["Bridge", "NativeCalls"]
 
+#: Decodes on_call's params (UTF-8 from the core: no encoding to detect).
+_decode: Callable[[str], Any] = json.JSONDecoder().decode
+
 #: polymcp_call_fail's code for "a handler failure" (isError for tools, -32603 otherwise).
 HANDLER_FAILURE = 0
 
@@ -133,7 +136,7 @@ class Bridge:
             self._schedule(pending, params)
             return
         try:
-            args = json.loads(params)
+            args = _decode(params.decode())
             if entry is None or entry.kind != kind:
                 raise McpError(INVALID_PARAMS, f"{_what(args)} is no longer registered")
             self._pending[call] = pending
@@ -216,7 +219,7 @@ class Bridge:
             self._pending.pop(pending.call, None)
             return
         try:
-            args = json.loads(params)
+            args = _decode(params.decode())
             entry = self._registry.entries.get(pending.tag)
             if entry is None:
                 raise McpError(INVALID_PARAMS, f"{_what(args)} is no longer registered")

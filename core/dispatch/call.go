@@ -132,11 +132,11 @@ func (c *call) encode(res spec.Result, err error) []byte {
 		return jsonrpc.AppendError(nil, c.id, c.s.rt.wireError(d, err))
 	}
 	d.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &c.s.rt.cfg.Server, Cache: c.s.rt.cachePolicy(c.method)})
-	body, merr := jsonrpc.Marshal(res)
+	msg, merr := jsonrpc.MarshalResponse(c.id, res)
 	if merr != nil {
 		return jsonrpc.AppendError(nil, c.id, execError(ReasonPanic, "cannot encode result: "+merr.Error()))
 	}
-	return jsonrpc.AppendResponse(make([]byte, 0, len(body)+48), c.id, body)
+	return msg
 }
 
 // run executes a method on the executor. The executor's terminal causes

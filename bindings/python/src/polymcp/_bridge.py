@@ -67,7 +67,7 @@ class _Pending:
         self.call = call
         self.tag = tag
         self.ctx: Context | None = None
-        self.task: asyncio.Task[dict[str, Any]] | None = None
+        self.task: asyncio.Task[Any] | None = None
         self.cancelled = False
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
@@ -214,25 +214,35 @@ class Bridge:
                 self._start(pending, work)
 
     def _begin(self, pending: _Pending, params: bytes) -> None:
-        """Decodes and starts a queued async call, on the loop's thread."""
+        """Starts a queued async call, on the loop's thread."""
         if pending.cancelled:
             self._pending.pop(pending.call, None)
             return
+        pending.task = asyncio.get_running_loop().create_task(self._answer(pending, params))
+
+    async def _answer(self, pending: _Pending, params: bytes) -> None:
+        """Runs a queued async call to its answer: decoding, binding, the
+        handler, then complete or fail from inside the task (no done
+        callback, no extra turn of the loop)."""
+        call = pending.call
         try:
             args = _decode(params.decode())
             entry = self._registry.entries.get(pending.tag)
             if entry is None:
                 raise McpError(INVALID_PARAMS, f"{_what(args)} is no longer registered")
             outcome = self._run(pending, entry, args)
+            result = outcome if isinstance(outcome, dict) else await outcome
+        except asyncio.CancelledError:
+            self._pending.pop(call, None)
+            if not pending.cancelled:  # the handler cancelled itself: still answer once
+                self._fail(call, McpError(HANDLER_FAILURE, "the handler was cancelled"))
+            raise
         except BaseException as err:  # noqa: BLE001 - answered on the call
-            self._pending.pop(pending.call, None)
-            self._fail(pending.call, err)
+            self._pending.pop(call, None)
+            self._fail(call, err)
             return
-        if isinstance(outcome, dict):  # refused before the handler ran (bad arguments)
-            self._pending.pop(pending.call, None)
-            self._complete(pending.call, outcome)
-        else:
-            self._start(pending, outcome)
+        self._pending.pop(call, None)
+        self._complete(call, result)
 
     def _start(self, pending: _Pending, coro: Coroutine[Any, Any, dict[str, Any]]) -> None:
         if pending.cancelled:

@@ -82,3 +82,31 @@ func TestDowngradeMetadata(t *testing.T) {
 		})
 	}
 }
+
+// TestModernShapeMeta: every 2026-07-28 result carries the server's info in
+// _meta next to its own members, and shaping one never touches another's.
+func TestModernShapeMeta(t *testing.T) {
+	reg, err := NewRegistry()
+	require.NoError(t, err)
+	d, _ := reg.Lookup(spec.Rev20260728)
+	info := &spec.Implementation{Name: "s", Version: "1"}
+	shaped := func(r spec.Result) string {
+		d.Shape(r, Shaping{Method: "tools/call", ServerInfo: info})
+		b, err := jsonrpc.Marshal(r)
+		require.NoError(t, err)
+		return string(b)
+	}
+	plain := `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"content":[]}`
+	assert.JSONEq(t, plain, shaped(&spec.CallToolResult{Content: []spec.Content{}}))
+	own := spec.Meta{"k": "v"}
+	withMeta := &spec.CallToolResult{Content: []spec.Content{}}
+	withMeta.Meta = own
+	assert.JSONEq(t, `{"resultType":"complete","_meta":{"k":"v","io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"content":[]}`,
+		shaped(withMeta))
+	assert.Equal(t, spec.Meta{"k": "v"}, own, "the handler's _meta is copied, not written")
+	assert.JSONEq(t, plain, shaped(&spec.CallToolResult{Content: []spec.Content{}}), "the shared _meta kept nothing of the other result")
+	other := &spec.Implementation{Name: "t", Version: "2"}
+	r := &spec.CallToolResult{Content: []spec.Content{}}
+	d.Shape(r, Shaping{Method: "tools/call", ServerInfo: other})
+	assert.Same(t, other, r.Meta[spec.MetaServerInfo])
+}

@@ -154,6 +154,7 @@ type job struct {
 	e        *Executor
 	fn       func(context.Context)
 	ctx      context.Context // what fn receives and Submit returns
+	jc       jobContext      // ctx, when the executor has a Timeout
 	stop     func(cause error)
 	deadline time.Time // the executor's deadline; zero without Timeout
 	// unwatch deregisters the context.AfterFunc that drops a queued job
@@ -242,7 +243,8 @@ func (e *Executor) submit(parent context.Context, fn func(ctx context.Context), 
 	j.ctx, j.stop = context.WithCancelCause(parent)
 	if e.timeout > 0 {
 		j.deadline = time.Now().Add(e.timeout)
-		j.ctx = &jobContext{Context: j.ctx, deadline: j.deadline}
+		j.jc = jobContext{Context: j.ctx, deadline: j.deadline}
+		j.ctx = &j.jc // one allocation with the job
 	}
 
 	e.mu.Lock()

@@ -182,7 +182,7 @@ func (e *Engine) execLegacyCall(ctx context.Context, p *Prepared, out Output) er
 		}}
 	// A disconnect is not a cancel on the legacy revisions: the handler's
 	// context does not end with the request's.
-	return e.serveReply(ctx, context.WithoutCancel(ctx), ls.sess, p, w, func() error { return e.ended(ctx, ls, out) })
+	return e.serveReply(ctx, context.WithoutCancel(ctx), ls.sess, p, w)
 }
 
 // primes reports whether a revision opens SSE streams with a priming event

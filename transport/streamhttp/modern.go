@@ -104,33 +104,22 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 	// The writer watches the Engine's life itself: no context derived from
 	// both for each request.
 	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect, life: e.life.Done()}
-	return e.serveReply(ctx, ctx, sess, p, w, func() error { return e.ended(ctx, nil, out) })
+	return e.serveReply(ctx, ctx, sess, p, w)
 }
 
 // serveReply delivers p to sess under dctx, with w's reply as the sink, and
 // writes the response with w. The handler may run inline, inside deliver
 // (reply.Inline): then the reply starts the writer on a goroutine of its
 // own if anything must be written before the handler returns, and this one
-// waits for it. ended answers a response cut before it started (see
-// Engine.ended).
-func (e *Engine) serveReply(ctx, dctx context.Context, sess transport.Session, p *Prepared, w *writer, ended func() error) error {
-	write := func(due bool) error {
-		err := w.runDue(ctx, due)
-		if !w.started && w.ended(ctx) {
-			return ended()
-		}
-		return err
-	}
+// waits for it.
+func (e *Engine) serveReply(ctx, dctx context.Context, sess transport.Session, p *Prepared, w *writer) error {
+	w.ctx = ctx
 	rep := w.rep
-	var spawned chan error
 	rep.dueAfter = e.o.StreamAfter
-	rep.spawn = func(due bool) {
-		spawned = make(chan error, 1)
-		go func() { spawned <- write(due) }()
-	}
+	rep.w = w
 	deliver(dctx, sess, p, inlineReply{rep})
 	if rep.settleInline() {
-		return <-spawned
+		return <-w.spawned
 	}
-	return write(false)
+	return w.write(false)
 }

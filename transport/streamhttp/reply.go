@@ -34,12 +34,12 @@ type reply struct {
 
 	// While a handler runs on the request's goroutine (transport.Inliner),
 	// nobody is writing: the first message or abandon in that time, or
-	// StreamAfter passing, calls spawn, which starts the writer on a
-	// goroutine of its own (once; spawned tells).
+	// StreamAfter passing, starts w on a goroutine of its own (once;
+	// spawned tells). w is set only where that can happen (serveReply).
 	inline  bool
-	spawn   func(due bool)
+	w       *writer
 	spawned bool
-	due     *time.Timer
+	due     *dueTimer
 }
 
 func newReply(maxEvents, maxBytes int) *reply {
@@ -93,10 +93,10 @@ func (r *reply) inlined(running bool) {
 	switch {
 	case running && (len(r.pending) > 0 || r.final):
 		r.spawnLocked(false)
-	case running && r.spawn != nil && !r.spawned && r.due == nil && r.dueAfter > 0:
-		r.due = time.AfterFunc(r.dueAfter, r.streamDue)
+	case running && r.w != nil && !r.spawned && r.due == nil && r.dueAfter > 0:
+		r.due = startDue(r, r.dueAfter)
 	case !running && r.due != nil:
-		r.due.Stop()
+		r.due.stop()
 		r.due = nil
 	}
 	r.mu.Unlock()
@@ -110,15 +110,15 @@ func (r *reply) streamDue() {
 	r.mu.Unlock()
 }
 
-// spawnLocked starts the writer, once, while a handler runs inline. spawn
-// only starts a goroutine, so it is called under the lock: settleInline
-// then sees whatever it set up.
+// spawnLocked starts the writer, once, while a handler runs inline. That
+// only starts a goroutine, so it is done under the lock: settleInline then
+// sees whatever it set up.
 func (r *reply) spawnLocked(due bool) {
-	if !r.inline || r.spawned || r.spawn == nil {
+	if !r.inline || r.spawned || r.w == nil {
 		return
 	}
 	r.spawned = true
-	r.spawn(due)
+	r.w.spawn(due)
 }
 
 // settleInline ends the inline phase once the handler has returned: it
@@ -128,12 +128,56 @@ func (r *reply) settleInline() (spawned bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.inline = false
-	r.spawn = nil
+	r.w = nil
 	if r.due != nil {
-		r.due.Stop()
+		r.due.stop()
 		r.due = nil
 	}
 	return r.spawned
+}
+
+// dueTimer is a StreamAfter timer for an inline handler, kept in a pool:
+// one per call was two allocations and a timer made and dropped.
+type dueTimer struct {
+	t  *time.Timer
+	mu sync.Mutex
+	r  *reply
+}
+
+var dueTimers sync.Pool
+
+func startDue(r *reply, d time.Duration) *dueTimer {
+	dt, ok := dueTimers.Get().(*dueTimer)
+	if !ok {
+		dt = &dueTimer{}
+		dt.t = time.AfterFunc(time.Hour, dt.fire)
+		dt.t.Stop()
+	}
+	dt.mu.Lock()
+	dt.r = r
+	dt.mu.Unlock()
+	dt.t.Reset(d)
+	return dt
+}
+
+func (dt *dueTimer) fire() {
+	dt.mu.Lock()
+	r := dt.r
+	dt.mu.Unlock()
+	if r != nil {
+		r.streamDue()
+	}
+}
+
+// stop disarms dt. Only a timer stopped before it fired goes back to the
+// pool: one that fired may still be calling into its old reply.
+func (dt *dueTimer) stop() {
+	if dt.t.Stop() {
+		dt.mu.Lock()
+		dt.r = nil
+		dt.mu.Unlock()
+		dueTimers.Put(dt)
+	}
 }
 
 // Abandon implements transport.Abandoner: the request will get no answer,

@@ -38,6 +38,27 @@ type writer struct {
 	sse     bool
 	started bool // the response's status line is written
 	buf     []byte
+
+	// ctx is the request's, for write and spawn; spawned carries the
+	// result of a writer spawned while the handler ran inline.
+	ctx     context.Context
+	spawned chan error
+}
+
+// write writes the response (runDue), answering one cut before it started
+// because the Engine or the legacy session ended.
+func (w *writer) write(due bool) error {
+	err := w.runDue(w.ctx, due)
+	if !w.started && w.ended(w.ctx) {
+		return w.e.ended(w.ctx, w.ls, w.out)
+	}
+	return err
+}
+
+// spawn runs write on a goroutine of its own; its result goes to spawned.
+func (w *writer) spawn(due bool) {
+	w.spawned = make(chan error, 1)
+	go func() { w.spawned <- w.write(due) }()
 }
 
 func (w *writer) run(ctx context.Context) error { return w.runDue(ctx, false) }

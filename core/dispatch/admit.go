@@ -96,8 +96,12 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 		return invalidParams("params._meta[%q] is required and must be an object", spec.MetaClientCapabilities)
 	}
 	var caps spec.ClientCapabilities
-	if err := jsonrpc.UnmarshalDecoded(a.meta.ClientCapabilities, &caps); err != nil {
-		return invalidParams("%s", jsonrpc.Describe(err, "params._meta["+strconv.Quote(spec.MetaClientCapabilities)+"]"))
+	// The empty object, what most requests carry, is the zero value: no
+	// decoder needed.
+	if raw := a.meta.ClientCapabilities; string(raw) != "{}" {
+		if err := jsonrpc.UnmarshalDecoded(raw, &caps); err != nil {
+			return invalidParams("%s", jsonrpc.Describe(err, "params._meta["+strconv.Quote(spec.MetaClientCapabilities)+"]"))
+		}
 	}
 	a.clientCaps, a.clientInfo = &caps, a.meta.ClientInfo
 	a.logLevel = -1

@@ -141,9 +141,10 @@ func (c *call) encode(res spec.Result, err error) []byte {
 
 // run executes a method on the executor. The executor's terminal causes
 // become answers: a timeout or a panic is an error for this call only.
-// When the reply is a transport.Inliner, a handler given a slot at once
-// runs here, on the goroutine that delivered the request (which waits for
-// the answer anyway), rather than on a worker.
+// When the reply is a transport.Inliner, the handler runs here, on the
+// goroutine that delivered the request (which waits for the answer anyway),
+// rather than on a worker: at once given a free slot, else when its turn in
+// the executor's queue comes.
 func (c *call) run(ctx context.Context, m method) {
 	ex := c.s.rt.cfg.Executor
 	job := func(ctx context.Context) {
@@ -189,7 +190,8 @@ func (c *call) run(ctx context.Context, m method) {
 		c.watch(jobCtx)
 	}
 	if runNow != nil {
-		// The job holds its slot until it has run, abandoned or not.
+		// A job given a slot holds it until it has run, abandoned or not; a
+		// queued one waits here for its turn.
 		c.inline = inl
 		inl.Inline(true)
 		runNow()

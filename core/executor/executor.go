@@ -160,6 +160,9 @@ type job struct {
 	// unwatch deregisters the context.AfterFunc that drops a queued job
 	// whose context ends; set only while queued.
 	unwatch func() bool
+	// turn, for a queued job of SubmitInline, is closed when it gets a slot:
+	// its submitter then runs it.
+	turn chan struct{}
 
 	state      atomic.Uint32
 	prev, next *job
@@ -221,13 +224,14 @@ func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) 
 
 // SubmitInline is Submit for a caller that waits for fn anyway, such as the
 // goroutine of an HTTP request: handing fn to a worker and its answer back
-// costs two goroutine switches a call. When a slot is free, the slot is
-// taken and run is returned: the caller must call it exactly once, on its
-// own goroutine, and it returns once fn has. fn gets the same context,
-// deadline, panic capture and terminal causes as a job the executor starts
-// itself; the job counts as running from now (Stats, Close, Wait), and
-// cancel works before run is called as after. Otherwise run is nil and the
-// job was queued (or refused) exactly as by Submit.
+// costs two goroutine switches a call. The job is admitted (a slot, else the
+// queue, else ErrOverloaded) exactly as by Submit, but it runs on the
+// caller's goroutine: the caller must call run exactly once, there. With a
+// slot free, run runs fn at once; a queued job's run waits for its turn in
+// the queue (FIFO, as ever) and then runs fn, or returns without running it
+// if the job's context ends first (a queued job that ends never runs). fn
+// gets the same context, deadline, panic capture and terminal causes as a
+// job the executor starts itself, and cancel works before run as after.
 func (e *Executor) SubmitInline(parent context.Context, fn func(ctx context.Context)) (ctx context.Context, cancel context.CancelCauseFunc, run func(), err error) {
 	return e.submit(parent, fn, true)
 }
@@ -273,8 +277,12 @@ func (e *Executor) submit(parent context.Context, fn func(ctx context.Context), 
 		// timeout). Registered under the lock so that a worker dequeuing j
 		// always sees unwatch set. AfterFunc never calls back synchronously.
 		j.unwatch = context.AfterFunc(j.ctx, func() { e.dropQueued(j, nil) })
+		if inline {
+			j.turn = make(chan struct{})
+			run = func() { e.awaitTurn(j) }
+		}
 		e.mu.Unlock()
-		return j.ctx, j.cancel, nil, nil
+		return j.ctx, j.cancel, run, nil
 	default:
 		err = ErrOverloaded
 	}
@@ -291,6 +299,23 @@ func (e *Executor) start(j *job) {
 	default:
 		go e.run(j)
 	}
+}
+
+// awaitTurn waits until the queued inline job j gets a slot (next closes
+// its turn) and runs it, unless its context ends while it is still queued.
+func (e *Executor) awaitTurn(j *job) {
+	select {
+	case <-j.turn:
+	case <-j.ctx.Done():
+		// Dropped from the queue, by us or by whoever ended it, it never
+		// runs; promoted at the same moment, it runs like a started job
+		// whose context has ended.
+		if e.dropQueued(j, nil) || j.state.Load() != stateRunning {
+			return
+		}
+		<-j.turn
+	}
+	e.runInline(j)
 }
 
 // runInline executes j on the caller's goroutine; the next queued job, if
@@ -451,6 +476,11 @@ func (e *Executor) next(j *job) *job {
 	e.mu.Unlock()
 	for d := dropped.popFront(); d != nil; d = dropped.popFront() {
 		d.end(nil) // unlinks from the parent
+	}
+	if n != nil && n.turn != nil {
+		// An inline job runs on its submitter's goroutine, which waits.
+		close(n.turn)
+		return nil
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,8 +51,9 @@ func TestSubmitInlineRunsOnTheCaller(t *testing.T) {
 	}
 }
 
-// Without a free slot the job is queued as by Submit, and when an inline job
-// ends, the next queued job starts on a worker.
+// Without a free slot the job is queued as by Submit, and its run waits for
+// its turn, then runs it on the submitter's goroutine; Submit's queued jobs
+// keep their place before and after it.
 func TestSubmitInlineQueues(t *testing.T) {
 	e := newExecutor(t, Options{MaxConcurrency: 1})
 	release := make(chan struct{})
@@ -59,15 +61,46 @@ func TestSubmitInlineQueues(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, run)
 
-	queued := make(chan struct{})
-	_, _, run2, err := e.SubmitInline(context.Background(), func(context.Context) { close(queued) })
+	var order []string
+	var mu sync.Mutex
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	before := make(chan struct{})
+	submit(t, e, func(context.Context) { note("before"); close(before) })
+	_, _, run2, err := e.SubmitInline(context.Background(), func(context.Context) { note("inline") })
 	require.NoError(t, err)
-	assert.Nil(t, run2, "no slot: the job waits in the queue")
-	assert.Equal(t, Stats{Running: 1, Queued: 1}, e.Stats())
+	require.NotNil(t, run2)
+	after := make(chan struct{})
+	submit(t, e, func(context.Context) { note("after"); close(after) })
+	assert.Equal(t, Stats{Running: 1, Queued: 3}, e.Stats())
 
+	ran := make(chan struct{})
+	go func() { run2(); close(ran) }()
 	close(release)
 	run()
-	waitDone(t, queued, "the queued job to run after the inline one")
+	waitDone(t, before, "the job queued first")
+	waitDone(t, ran, "the inline job's turn")
+	waitDone(t, after, "the job queued last")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"before", "inline", "after"}, order)
+}
+
+// A queued inline job whose context ends before its turn never runs, and
+// its run returns; the slot goes to the next job.
+func TestSubmitInlineQueuedCancel(t *testing.T) {
+	e := newExecutor(t, Options{MaxConcurrency: 1})
+	release := make(chan struct{})
+	_, _, run, err := e.SubmitInline(context.Background(), func(context.Context) { <-release })
+	require.NoError(t, err)
+	ctx, cancel, run2, err := e.SubmitInline(context.Background(), func(context.Context) { t.Error("a cancelled queued job ran") })
+	require.NoError(t, err)
+	cancel(errors.New("gone"))
+	run2()
+	require.Error(t, ctx.Err())
+	assert.Equal(t, Stats{Running: 1}, e.Stats(), "the cancelled job left the queue")
+	close(release)
+	run()
+	assert.Equal(t, Stats{}, e.Stats())
 }
 
 // An inline job is bound by the executor's deadline and cancel like any

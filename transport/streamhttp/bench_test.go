@@ -2,7 +2,9 @@ package streamhttp_test
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -79,6 +81,8 @@ func benchHandler(b *testing.B, headers map[string]string, body []byte, setup fu
 		b.Fatal(`the body has no "id":1`)
 	}
 	var ids atomic.Int64
+	// What a Listener's connection gives each request: its local address.
+	ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080})
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	b.RunParallel(func(pb *testing.PB) {
@@ -88,7 +92,7 @@ func benchHandler(b *testing.B, headers map[string]string, body []byte, setup fu
 			req = append(append(req[:0], head...), `"id":`...)
 			req = strconv.AppendInt(req, ids.Add(1), 10)
 			req = append(append(req, ','), tail...)
-			r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(req))
+			r, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:8080/mcp", bytes.NewReader(req))
 			for k, v := range headers {
 				r.Header.Set(k, v)
 			}

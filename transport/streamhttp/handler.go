@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/polymcp/polymcp/transport"
@@ -17,6 +18,32 @@ import (
 // behind the same Origin and Host checks and limits.
 type Handler struct {
 	e *Engine
+	// laddr is the text of the last local address seen: every connection
+	// of a listener has the same one, and writing it out was an allocation
+	// per request.
+	laddr atomic.Pointer[localAddr]
+}
+
+type localAddr struct {
+	ip   net.IP
+	port int
+	zone string
+	text string
+}
+
+// localAddrText returns a.String(), reusing the last one for an equal
+// TCP address.
+func (h *Handler) localAddrText(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	if c := h.laddr.Load(); c != nil && c.port == ta.Port && c.zone == ta.Zone && c.ip.Equal(ta.IP) {
+		return c.text
+	}
+	c := &localAddr{ip: ta.IP, port: ta.Port, zone: ta.Zone, text: ta.String()}
+	h.laddr.Store(c)
+	return c.text
 }
 
 // NewHandler returns a Handler with an Engine of its own.
@@ -47,7 +74,7 @@ func (h *Handler) ServeBody(w http.ResponseWriter, r *http.Request, body []byte)
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, haveBody bool) {
-	req := requestOf(r)
+	req := h.requestOf(r)
 	out := newHTTPOutput(w, h.e.o.WriteTimeout)
 	defer out.done()
 	ep, resp := h.e.admit(req)
@@ -79,10 +106,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, hav
 }
 
 // requestOf copies what the Engine needs of r.
-func requestOf(r *http.Request) *Request {
+func (h *Handler) requestOf(r *http.Request) *Request {
 	req := &Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, Host: r.Host}
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		req.LocalAddr = a.String()
+		req.LocalAddr = h.localAddrText(a)
 	}
 	return req
 }

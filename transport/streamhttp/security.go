@@ -3,6 +3,7 @@ package streamhttp
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -175,11 +176,19 @@ func anyMatch(rules []hostRule, scheme, host, port string) bool {
 // isLoopbackAddr reports whether a connection's local address is a
 // loopback one. An unknown or non-IP address (a Unix socket, a host that did
 // not say) counts as loopback, so that the Host check stays on by default.
+//
+// It runs for every request, so the common "ip:port" form is read with
+// netip, which allocates nothing (net.ParseIP allocated the address). A
+// zoned address is not an IP address to net.ParseIP, so it counts as
+// loopback here too.
 func isLoopbackAddr(addr string) bool {
+	if ap, err := netip.ParseAddrPort(addr); err == nil {
+		return ap.Addr().Zone() != "" || ap.Addr().IsLoopback()
+	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		host = addr
 	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip == nil || ip.IsLoopback()
+	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err != nil || a.Zone() != "" || a.IsLoopback()
 }

@@ -185,7 +185,7 @@ func TestCloseCancelsInFlightAndSilencesSession(t *testing.T) {
 	s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, in)
 	in.none(t, 100*time.Millisecond)
 	s.mu.Lock()
-	assert.Empty(t, s.inflight)
+	assert.Empty(t, s.inflight.all())
 	s.mu.Unlock()
 }
 

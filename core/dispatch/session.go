@@ -31,7 +31,7 @@ type Session struct {
 	state atomic.Pointer[legacyState]
 
 	mu       sync.Mutex
-	inflight map[jsonrpc.ID]*call
+	inflight callSet
 	subs     map[string]struct{}
 	// outbound are the server-to-client requests awaiting the client's
 	// response, by the id the session gave them (outbound.go).
@@ -44,7 +44,7 @@ type Session struct {
 }
 
 func (rt *Runtime) newSession(info transport.Info, out transport.Sink) *Session {
-	s := &Session{rt: rt, info: info, out: out, inflight: make(map[jsonrpc.ID]*call)}
+	s := &Session{rt: rt, info: info, out: out}
 	if info.Revision != "" {
 		s.fixed, _ = rt.registry.Lookup(info.Revision)
 	}
@@ -122,7 +122,7 @@ func (s *Session) notification(msg jsonrpc.Message) {
 // finished ids are ignored, as the spec allows.
 func (s *Session) cancel(id jsonrpc.ID) {
 	s.mu.Lock()
-	c := s.inflight[id]
+	c := s.inflight.get(id)
 	s.mu.Unlock()
 	if c != nil {
 		c.abandon(errCancelledByClient)
@@ -133,18 +133,12 @@ func (s *Session) cancel(id jsonrpc.ID) {
 func (s *Session) register(c *call) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.inflight[c.id]; dup {
-		return false
-	}
-	s.inflight[c.id] = c
-	return true
+	return s.inflight.add(c)
 }
 
 func (s *Session) forget(c *call) {
 	s.mu.Lock()
-	if s.inflight[c.id] == c {
-		delete(s.inflight, c.id)
-	}
+	s.inflight.remove(c)
 	s.mu.Unlock()
 }
 
@@ -159,10 +153,7 @@ func (s *Session) Close() {
 	}
 	s.rt.track(s, false)
 	s.mu.Lock()
-	calls := make([]*call, 0, len(s.inflight))
-	for _, c := range s.inflight {
-		calls = append(calls, c)
-	}
+	calls := s.inflight.all()
 	s.mu.Unlock()
 	for _, c := range calls {
 		c.abandon(errSessionClosed)
@@ -226,4 +217,55 @@ func isArray(frame []byte) bool {
 		return false
 	}
 	return false
+}
+
+// callSet is a session's calls in flight, by id. The session of a
+// 2026-07-28 HTTP request holds one call at most: the first call in flight
+// takes a field, and a map is made only for a second (a map per request was
+// two allocations).
+type callSet struct {
+	one  *call
+	many map[jsonrpc.ID]*call
+}
+
+func (cs *callSet) get(id jsonrpc.ID) *call {
+	if cs.one != nil && cs.one.id == id {
+		return cs.one
+	}
+	return cs.many[id]
+}
+
+// add records c unless a call with its id is in flight.
+func (cs *callSet) add(c *call) bool {
+	if cs.get(c.id) != nil {
+		return false
+	}
+	if cs.one == nil {
+		cs.one = c
+		return true
+	}
+	if cs.many == nil {
+		cs.many = make(map[jsonrpc.ID]*call)
+	}
+	cs.many[c.id] = c
+	return true
+}
+
+func (cs *callSet) remove(c *call) {
+	if cs.one == c {
+		cs.one = nil
+	} else if cs.many[c.id] == c {
+		delete(cs.many, c.id)
+	}
+}
+
+func (cs *callSet) all() []*call {
+	calls := make([]*call, 0, len(cs.many)+1)
+	if cs.one != nil {
+		calls = append(calls, cs.one)
+	}
+	for _, c := range cs.many {
+		calls = append(calls, c)
+	}
+	return calls
 }

@@ -52,9 +52,6 @@ func TestWire(t *testing.T) {
 				require.NoError(t, wire.Play(ctx, c, tr, validator(t, schemas, tr)))
 			})
 			t.Run("stdio", func(t *testing.T) {
-				if *fixture != "" && needsInput(tr.Name) {
-					t.Skip("the language fixtures do not serve the interactive tools yet")
-				}
 				p := spawn(t)
 				err := wire.Play(context.Background(), wire.Process(p), tr, validator(t, schemas, tr))
 				require.NoError(t, err, "stderr:\n%s", p.Stderr())
@@ -62,12 +59,6 @@ func TestWire(t *testing.T) {
 			})
 		})
 	}
-}
-
-// needsInput reports whether a transcript calls the tools that ask the
-// client for input (sampling, elicitation, roots, input_required).
-func needsInput(name string) bool {
-	return strings.HasPrefix(name, "client_requests") || strings.HasPrefix(name, "input_required")
 }
 
 // notOverHTTP lists the transcripts whose answers cannot be the same over

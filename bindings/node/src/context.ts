@@ -342,7 +342,7 @@ export class CallContext implements RequestExtra {
         throw this.signal.reason;
       default:
         // The client answered with an error, or the request was refused.
-        throw new Error(payload.replace(/^input: /, ""));
+        throw new Error(payload);
     }
   }
 

@@ -282,7 +282,7 @@ func Input(h uint64, raw []byte) ([]byte, error) {
 	case c.ctx.Err() != nil:
 		return nil, errorf(ECancelled, "the call ended while waiting for input: %v", err)
 	default:
-		return nil, errorf(EInvalid, "input: %v", err)
+		return nil, errorf(EInvalid, "%v", err)
 	}
 }
 

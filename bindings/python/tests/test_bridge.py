@@ -39,7 +39,9 @@ class FakeCalls:
     def complete(self, call: int, result: bytes) -> int:
         return self._answer(call, ("result", json.loads(result)))
 
-    def fail(self, call: int, code: int, message: bytes) -> int:
+    def fail(self, call: int, code: int, message: bytes, data: bytes | None = None) -> int:
+        if data is not None:
+            return self._answer(call, ("error", (code, message.decode(), json.loads(data))))
         return self._answer(call, ("error", (code, message.decode())))
 
     def progress(self, call: int, payload: bytes) -> int:

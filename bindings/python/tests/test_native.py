@@ -189,6 +189,38 @@ def test_catalogue_changes_reach_a_running_server(lib: _native.Library) -> None:
         server.close()
 
 
+def test_mcp_error_data_reaches_the_client(lib: _native.Library) -> None:
+    server = polymcp.Server("data")
+
+    @server.tool()
+    def guarded(path: str) -> str:
+        raise polymcp.McpError(-32602, "outside the root", data={"path": path, "roots": ["/srv"]})
+
+    @server.tool()
+    def failing() -> str:
+        raise polymcp.McpError(0, "a tool failure is a result", data={"ignored": True})
+
+    @server.resource("test://gone")
+    def gone() -> str:
+        raise polymcp.McpError(-32002, "gone", data={"mine": 1})
+
+    try:
+        peer, session = connect(server)
+        session.dispatch(call(1, "guarded", {"path": "/etc"}))
+        assert peer.answer(1) == {"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32602, "message": "outside the root", "data": {"path": "/etc", "roots": ["/srv"]}}}
+        # No JSON-RPC error to carry the data: the answer goes without it.
+        session.dispatch(call(2, "failing"))
+        assert peer.answer(2)["result"] == {
+            "content": [{"type": "text", "text": "a tool failure is a result"}], "isError": True}
+        session.dispatch(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+                                     "params": {"uri": "test://gone"}}).encode())
+        assert peer.answer(3)["error"] == {"code": -32002, "message": "resource not found: test://gone",
+                                           "data": {"uri": "test://gone"}}
+    finally:
+        server.close()
+
+
 def test_start_stop_hundred_times_leaks_nothing(lib: _native.Library) -> None:
     def cycle() -> None:
         server = polymcp.Server("leak")

@@ -38,7 +38,7 @@ class NativeCalls(Protocol):
 
     def complete(self, call: int, result: bytes) -> int: ...
 
-    def fail(self, call: int, code: int, message: bytes) -> int: ...
+    def fail(self, call: int, code: int, message: bytes, data: bytes | None = None) -> int: ...
 
     def progress(self, call: int, payload: bytes) -> int: ...
 
@@ -279,13 +279,22 @@ class Bridge:
         self._calls.complete(call, body)
 
     def _fail(self, call: int, err: BaseException) -> None:
+        data: bytes | None = None
         if isinstance(err, McpError):
             code, message = err.code, err.message
+            if err.data is not None:
+                try:
+                    data = dumps(to_jsonable(err.data)).encode()
+                except (TypeError, ValueError):
+                    data = None  # data that is not JSON: the error still goes
         elif isinstance(err, InputRequired):
             return  # the core has answered the call (input_required, or -32021)
         else:
             code, message = HANDLER_FAILURE, error_message(err)
-        self._calls.fail(call, code, message.encode())
+        if self._calls.fail(call, code, message.encode(), data) == E_INVALID and data is not None:
+            # No JSON-RPC error to carry it (code 0 on a tool is an isError
+            # result, a resource's -32002 is the revision's not-found).
+            self._calls.fail(call, code, message.encode())
 
 
 def _cancel_task(pending: _Pending) -> None:

@@ -238,6 +238,7 @@ def _prototypes(lib: ctypes.CDLL) -> None:
         "polymcp_call_input": (c_int, [u64, c_char_p, sz, POINTER(c_void_p), p_size]),
         "polymcp_call_input_state": (c_int, [u64, POINTER(c_void_p), p_size]),
         "polymcp_call_set_input_state": (c_int, [u64, c_char_p, sz]),
+        "polymcp_call_fail_data": (c_int, [u64, c_int32, c_char_p, sz, c_char_p, sz]),
     }
     for name, (restype, argtypes) in table.items():
         fn = getattr(lib, name)
@@ -266,6 +267,7 @@ class Library:
         # Bound once: these run on every call.
         self._complete = c.polymcp_call_complete
         self._fail = c.polymcp_call_fail
+        self._fail_data = getattr(c, "polymcp_call_fail_data", None)  # ABI 1.2
         self._progress = c.polymcp_call_progress
         self._log = c.polymcp_call_log
 
@@ -366,8 +368,15 @@ class Library:
         status: int = self._complete(call, result, len(result))
         return status
 
-    def fail(self, call: int, code: int, message: bytes) -> int:
-        status: int = self._fail(call, code, message, len(message))
+    def fail(self, call: int, code: int, message: bytes, data: bytes | None = None) -> int:
+        """polymcp_call_fail, or polymcp_call_fail_data when there is data
+        (JSON) and the library has it (ABI 1.2); an older library drops the
+        data rather than the error."""
+        status: int
+        if data is not None and self._fail_data is not None:
+            status = self._fail_data(call, code, message, len(message), data, len(data))
+        else:
+            status = self._fail(call, code, message, len(message))
         return status
 
     def progress(self, call: int, payload: bytes) -> int:
@@ -397,9 +406,7 @@ class Library:
         if status != OK:
             # The library's own message: a tool shows it as its error result.
             text = self.last_error() or f"polymcp_call_input: error {status}"
-            # A failure of the input itself (the client answered with an
-            # error, a malformed answer) comes as "input: <the core's error>".
-            return status, text.removeprefix("input: ").encode()
+            return status, text.encode()
         try:
             return status, ctypes.string_at(buf, size.value) if buf.value else b""
         finally:

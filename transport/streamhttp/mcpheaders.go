@@ -66,7 +66,7 @@ func headerValue(h http.Header, name string) (v string, present, ok bool) {
 // stringMember returns the string value of member name of obj.
 func stringMember(obj []byte, name string) (string, bool) {
 	raw, ok := jsonrpc.Member(obj, name)
-	if !ok || len(raw) < 2 || raw[0] != '"' {
+	if !ok || !isString(raw) {
 		return "", false
 	}
 	if plain(raw[1 : len(raw)-1]) {
@@ -77,6 +77,19 @@ func stringMember(obj []byte, name string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// isString reports whether raw, a validated JSON value, is a string.
+func isString(raw []byte) bool { return len(raw) >= 2 && raw[0] == '"' }
+
+// stringIs reports whether the JSON string raw (isString) is s, without
+// making a string of it when it needs no unescaping.
+func stringIs(raw []byte, s string) bool {
+	if body := raw[1 : len(raw)-1]; plain(body) {
+		return string(body) == s
+	}
+	var text string
+	return jsonrpc.Unmarshal(raw, &text) == nil && text == s
 }
 
 // plain reports whether the inside of a JSON string needs no unescaping:

@@ -39,7 +39,21 @@ func (e *Engine) prepareModern(r *Request, v version, msg jsonrpc.Message, derr 
 
 // checkModernHeaders compares the mirrored headers with the body (SEP-2243).
 func (e *Engine) checkModernHeaders(h http.Header, v version, msg jsonrpc.Message) *jsonrpc.Error {
-	switch mv, hasMV := metaProtocolVersion(msg.Params); {
+	// One pass over params finds both members the headers mirror.
+	member := nameMember(msg.Method)
+	names := [2]string{"_meta", member}
+	var vals [2][]byte
+	if member == "" {
+		jsonrpc.Members(msg.Params, names[:1], vals[:1])
+	} else {
+		jsonrpc.Members(msg.Params, names[:], vals[:])
+	}
+	var mv string
+	var hasMV bool
+	if vals[0] != nil {
+		mv, hasMV = stringMember(vals[0], "io.modelcontextprotocol/protocolVersion")
+	}
+	switch {
 	case !v.present:
 		return headerMismatch(hdrProtocolVersion, "header %s is required", hdrProtocolVersion)
 	case !v.ok:
@@ -55,24 +69,20 @@ func (e *Engine) checkModernHeaders(h http.Header, v version, msg jsonrpc.Messag
 	case m != msg.Method:
 		return headerMismatch(hdrMethod, "header %s is %q but the body's method is %q", hdrMethod, m, msg.Method)
 	}
-	member := nameMember(msg.Method)
-	if member == "" {
-		return nil
+	if member == "" || !isString(vals[1]) {
+		return nil // the dispatcher rejects params whose name is not a string
 	}
-	name, hasName := stringMember(msg.Params, member)
-	if !hasName {
-		return nil // the dispatcher rejects the params
-	}
-	switch n, present, ok := headerValue(h, hdrName); {
+	n, present, ok := headerValue(h, hdrName)
+	switch {
 	case !present:
 		return headerMismatch(hdrName, "header %s is required for %s", hdrName, msg.Method)
 	case !ok:
 		return headerMismatch(hdrName, "header %s is malformed", hdrName)
-	case n != name:
+	case !stringIs(vals[1], n):
 		return headerMismatch(hdrName, "header %s does not match params.%s", hdrName, member)
 	}
 	if msg.Method == "tools/call" {
-		return checkParams(h, msg.Params, e.params.forTool(name))
+		return checkParams(h, msg.Params, e.params.forTool(n))
 	}
 	return nil
 }

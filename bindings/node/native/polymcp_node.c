@@ -44,7 +44,8 @@
   X(polymcp_call_complete) X(polymcp_call_fail) X(polymcp_call_progress)       \
   X(polymcp_call_log) X(polymcp_call_info) X(polymcp_server_serve_http)     \
   X(polymcp_server_http) X(polymcp_http_cancel) X(polymcp_call_input)         \
-  X(polymcp_call_input_state) X(polymcp_call_set_input_state)
+  X(polymcp_call_input_state) X(polymcp_call_set_input_state)                 \
+  X(polymcp_call_fail_data)
 
 static struct {
   void *dl;
@@ -1064,6 +1065,18 @@ static napi_value js_call_fail(napi_env env, napi_callback_info info) {
   return make_int(env, rc);
 }
 
+/* callFailData(call, code, message, dataJson) -> status */
+static napi_value js_call_fail_data(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "udjj", &a)) {
+    return NULL;
+  }
+  int rc = lib.polymcp_call_fail_data(a.u[0], (int32_t)a.d[0], a.str[0].p, a.str[0].len, a.str[1].p,
+                                      a.str[1].len);
+  args_free(&a);
+  return make_int(env, rc);
+}
+
 /* stats() -> JSON of live handle counts, for leak checks. */
 static napi_value js_stats(napi_env env, napi_callback_info info) {
   (void)info;
@@ -1191,6 +1204,7 @@ NEEDS_LIB(js_server_close)
 NEEDS_LIB(js_server_free)
 NEEDS_LIB(js_call_complete)
 NEEDS_LIB(js_call_fail)
+NEEDS_LIB(js_call_fail_data)
 NEEDS_LIB(js_call_progress)
 NEEDS_LIB(js_call_log)
 NEEDS_LIB(js_stats)
@@ -1221,6 +1235,7 @@ NAPI_MODULE_INIT() {
       EXPORT("serverFree", js_server_free)
       EXPORT("callComplete", js_call_complete)
       EXPORT("callFail", js_call_fail)
+      EXPORT("callFailData", js_call_fail_data)
       EXPORT("callProgress", js_call_progress)
       EXPORT("callLog", js_call_log)
       EXPORT("stats", js_stats)

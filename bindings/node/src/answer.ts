@@ -11,7 +11,7 @@ import { toCallToolResult, toCompletion, toGetPromptResult, toReadResourceResult
 type Params = { [key: string]: unknown };
 
 /** A JSON-RPC error, or a result that reports the failure (tools' isError). */
-export type Failure = { code: number; message: string } | { result: unknown };
+export type Failure = { code: number; message: string; data?: unknown } | { result: unknown };
 
 type Awaitable<T> = T | PromiseLike<T>;
 
@@ -50,7 +50,7 @@ export function answerFor(kind: number, entry: Entry | undefined, params: Params
 /** How a thrown error is answered: tools report it in the result, the rest as JSON-RPC errors. */
 export function failureFor(kind: number, err: unknown): Failure {
   if (err instanceof McpError) {
-    return { code: err.code, message: err.message };
+    return err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data };
   }
   if (kind === CallKind.Tool) {
     return { result: toolErrorResult(err) };

@@ -93,6 +93,8 @@ export interface NativeBinding {
   serverFree(server: NativeServer): void;
   callComplete(call: bigint, resultJson: string): number;
   callFail(call: bigint, code: number, message: string): number;
+  /** callFail with the JSON-RPC error's data (ABI 1.2); POLYMCP_E_INVALID where the core has no error to carry it. */
+  callFailData(call: bigint, code: number, message: string, dataJson: string): number;
   callProgress(call: bigint, progressJson: string): number;
   callLog(call: bigint, logJson: string): number;
   /** Live handle counts: {"servers","calls","sessions","http","goroutines"}. */
@@ -131,7 +133,7 @@ export const Status = {
 
 /** The ABI this binding was written against: it refuses another major or an older minor. */
 export const ABI_MAJOR = 1;
-export const ABI_MINOR = 1; // 1.1: polymcp_call_input and the input state
+export const ABI_MINOR = 2; // 1.1: polymcp_call_input and the input state; 1.2: polymcp_call_fail_data
 
 /** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
 export function prebuildDir(root = join(__dirname, "..")): string {

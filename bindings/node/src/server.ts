@@ -26,6 +26,9 @@ import { answerFor, failureFor, isThenable } from "./answer";
 import type { SchemaInput } from "./schema";
 import type { Implementation, Meta } from "./types";
 
+/** POLYMCP_E_INVALID: the library refused the arguments. */
+const E_INVALID = -1;
+
 export interface ServerOptions {
   /** Tell the client how to use the server (initialize and server/discover). */
   instructions?: string;
@@ -344,9 +347,22 @@ export class McpServer implements AsyncDisposable {
     const failure = failureFor(kind, err);
     if ("result" in failure) {
       this.#native.callComplete(call, JSON.stringify(failure.result));
-    } else {
+    } else if (failure.data === undefined || !this.#failWithData(call, failure.code, failure.message, failure.data)) {
       this.#native.callFail(call, failure.code, failure.message);
     }
+  }
+
+  // The error with its data, if the data is JSON and the core has a
+  // JSON-RPC error to carry it (not code 0 on a tool, nor a resource's
+  // not-found, which the revision shapes): false leaves the call pending.
+  #failWithData(call: bigint, code: number, message: string, data: unknown): boolean {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(data);
+    } catch {
+      return false; // a cycle, a BigInt: the error still goes, without its data
+    }
+    return json !== undefined && this.#native.callFailData(call, code, message, json) !== E_INVALID;
   }
 
   // The calls' access to the core: one object for every call.

@@ -60,6 +60,9 @@ export class FakeNative {
   callFail(call, code, message) {
     return this.#answer(call, { error: { code, message } });
   }
+  callFailData(call, code, message, json) {
+    return this.#answer(call, { error: { code, message, data: JSON.parse(json) } });
+  }
   callProgress(call, json) {
     const c = this.#find(call);
     if (!c || c.answer) {

@@ -152,6 +152,24 @@ describe("concurrency", () => {
   });
 });
 
+describe("errors with data", () => {
+  it("carries an McpError's data where the core has a JSON-RPC error for it", async () => {
+    const c = await started(PROBE);
+    c.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"guarded","arguments":{}}}',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"failing","arguments":{}}}',
+      '{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"test://gone"}}');
+    assert.deepEqual(await c.answer(1), JSON.parse(
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"outside the root","data":{"path":"/etc","roots":["/srv"]}}}'));
+    // Code 0 on a tool is an isError result, and a not-found is the
+    // revision's: both go without the handler's data.
+    assert.deepEqual(await c.answer(2), JSON.parse(
+      '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"a tool failure is a result"}],"isError":true}}'));
+    assert.deepEqual(await c.answer(3), JSON.parse(
+      '{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"resource not found: test://gone","data":{"uri":"test://gone"}}}'));
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
+  });
+});
+
 describe("cancellation and close", () => {
   it("aborts the handler's signal and sends no answer", async () => {
     const c = await started(PROBE);

@@ -9,9 +9,8 @@
 # POLYMCP_SERVER overrides the fixture command (default: build/polymcp
 # everything); it is run with `--http 127.0.0.1:0` appended and must print
 # its URL (http://127.0.0.1:PORT/mcp) on stderr, as every polymcp fixture
-# does (Go, C, Python, Node). POLYMCP_EXPECTED names the baseline of
-# tolerated failures (default: expected-failures.yml, the Go fixture's;
-# the bindings' fixtures use expected-failures-bindings.yml).
+# does (Go, C, Python, Node). Every fixture is graded against the same
+# baseline, expected-failures.yml.
 #
 # The server is started on 127.0.0.1 port 0 and stopped afterwards. Failures
 # listed in expected-failures.yml are tolerated; any other failure, and any
@@ -48,7 +47,7 @@ done
 echo "conformance $name: $url $*" >&2
 set +e
 "$node" "$runner" server --url "$url" -o "$out" \
-  --expected-failures "${POLYMCP_EXPECTED:-$here/expected-failures.yml}" "$@" >"$out/runner.txt" 2>&1
+  --expected-failures "$here/expected-failures.yml" "$@" >"$out/runner.txt" 2>&1
 rc=$?
 set -e
 # The runner's summary: scenario verdicts and totals.

@@ -17,12 +17,13 @@ build-node: build-capi ## Node package: the addon, dist/ and build/polymcp-<vers
 # build/polymcp is the Go fixture the Node tests compare catalogues with.
 # The Node fixture serves the Go fixture's whole catalogue, the interactive
 # tools included, so every stdio wire transcript must pass against it and
-# the conformance runs are graded by the Go fixture's own baseline.
+# the conformance runs are graded by the one baseline,
+# conformance/expected-failures.yml.
 
 test-node: build-node $(BIN) ## Node binding: node --test (API, stdio, HTTP, SDK interop, the tarball), the stdio wire transcripts and the conformance runs against the Node fixture
 	POLYMCP_TARBALL=$(NODE_TARBALL) $(MAKE) -C bindings/node test
 	$(GO) test -count=1 ./examples/everything -run 'TestWire/.*/.*/stdio' -fixture '$(NODE_FIXTURE)'
-	POLYMCP_SERVER='$(NODE_FIXTURE)' POLYMCP_EXPECTED=$(CURDIR)/conformance/expected-failures.yml \
+	POLYMCP_SERVER='$(NODE_FIXTURE)' \
 		conformance/run.sh node-r2025-11-25 --requirements 2025-11-25
-	POLYMCP_SERVER='$(NODE_FIXTURE)' POLYMCP_EXPECTED=$(CURDIR)/conformance/expected-failures.yml \
+	POLYMCP_SERVER='$(NODE_FIXTURE)' \
 		conformance/run.sh node-r2026-07-28 --requirements 2026-07-28

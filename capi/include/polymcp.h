@@ -40,7 +40,8 @@
  *    survive fork); only polymcp_last_error and polymcp_free still work.
  *  - The library installs no signal handlers of its own beyond what the Go
  *    runtime needs, and reads no environment variables for configuration
- *    (use polymcp_configure). Its stdio transport writes to a dup() of the
+ *    (use polymcp_configure); the Go runtime itself still honours GOGC,
+ *    GOMEMLIMIT and GOMAXPROCS. Its stdio transport writes to a dup() of the
  *    output descriptor, so a client that hangs up is an error, not SIGPIPE.
  *  - One process can hold only one Go c-shared library: loading
  *    libpolymcp.so next to another library built with Go's
@@ -114,6 +115,13 @@ const char *polymcp_version(void);
  *                      0 or absent leaves it unchanged.
  *   "log_level": s     threshold of every server's on_log: "debug", "info",
  *                      "warn" (default) or "error".
+ *   "gc_percent": n    the Go collector's GOGC: positive, or -1 for off.
+ *                      Default 200 (Go's is 100) unless the GOGC environment
+ *                      variable, which the Go runtime reads itself, is set.
+ *                      Since ABI 1.2.
+ *   "memory_limit_bytes": n   the Go runtime's soft memory limit (GOMEMLIMIT),
+ *                      positive; with "gc_percent":-1 the collector runs
+ *                      only near it. Since ABI 1.2.
  * Unknown members are POLYMCP_E_INVALID, and nothing is applied then.
  * Any thread; settings apply to servers created before and after.
  */

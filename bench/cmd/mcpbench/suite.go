@@ -198,7 +198,12 @@ func (sf *suiteFlags) specs(meta *Meta, want map[string]bool) ([]spec, error) {
 		if argv := strings.Fields(sf.capi); checkCommand(argv) != nil {
 			skip("capi", sf.capi, checkCommand(argv))
 		} else {
-			add(spec{name: "capi", transport: "stdio", argv: argv, reports: []string{kindCAPI}}, polymcpVersion()+" through libpolymcp.so")
+			// The ABI's own cost is measured with Go's collector setting, the
+			// one polymcp runs with; capi-default is the library as shipped
+			// (gc_percent 200 unless GOGC is set).
+			v := polymcpVersion() + " through libpolymcp.so"
+			add(spec{name: "capi", transport: "stdio", argv: append([]string{"env", "GOGC=100"}, argv...), reports: []string{kindCAPI}}, v)
+			add(spec{name: "capi-default", transport: "stdio", argv: argv, reports: []string{kindCAPI}}, v+", default gc_percent")
 		}
 	}
 

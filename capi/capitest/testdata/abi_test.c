@@ -708,6 +708,10 @@ static void test_configure(void) {
   OK(polymcp_configure(NULL, 0));
   OK(polymcp_configure(S("{\"max_procs\":0,\"log_level\":\"error\"}")));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_configure(S("{\"log_level\":\"loud\"}")));
+  OK(polymcp_configure(S("{\"gc_percent\":300,\"memory_limit_bytes\":1073741824}")));
+  OK(polymcp_configure(S("{\"gc_percent\":200}")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_configure(S("{\"gc_percent\":0}")));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_configure(S("{\"memory_limit_bytes\":-5}")));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_configure(NULL, 1));
   OK(polymcp_configure(S("{\"log_level\":\"warn\"}")));
 }

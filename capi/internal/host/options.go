@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -38,8 +40,24 @@ type StdioConfig struct {
 
 // ProcessConfig is the JSON of polymcp_configure.
 type ProcessConfig struct {
-	MaxProcs *int    `json:"max_procs"` // GOMAXPROCS; 0 leaves it as it is
-	LogLevel *string `json:"log_level"` // "debug", "info", "warn" (default), "error"
+	MaxProcs    *int    `json:"max_procs"`          // GOMAXPROCS; 0 leaves it as it is
+	LogLevel    *string `json:"log_level"`          // "debug", "info", "warn" (default), "error"
+	GCPercent   *int    `json:"gc_percent"`         // Go's GOGC; -1 turns the collector off
+	MemoryLimit *int64  `json:"memory_limit_bytes"` // Go's GOMEMLIMIT, a soft limit
+}
+
+// DefaultGCPercent is the collector's setting in the library's Go runtime
+// unless GOGC is set: the host cannot tune a runtime it does not see, and
+// Go's 100 made this runtime, whose live heap is a few MiB, collect every
+// few dozen 64 KiB calls. 200 cost 11-12 us instead of 14-15 per 16 B
+// stdio call here and 202-206 instead of 247-272 per 64 KiB one, for 3-9
+// MiB more RSS; 400 saved no more CPU and doubled RSS at 64 KiB.
+const DefaultGCPercent = 200
+
+func init() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(DefaultGCPercent)
+	}
 }
 
 // decodeStrict decodes an options object, refusing unknown members so a
@@ -130,11 +148,23 @@ func Configure(raw []byte) error {
 	if c.MaxProcs != nil && *c.MaxProcs < 0 {
 		return errorf(EInvalid, "configure: max_procs must not be negative")
 	}
+	if c.GCPercent != nil && (*c.GCPercent < -1 || *c.GCPercent == 0) {
+		return errorf(EInvalid, "configure: gc_percent must be positive, or -1 for off")
+	}
+	if c.MemoryLimit != nil && *c.MemoryLimit <= 0 {
+		return errorf(EInvalid, "configure: memory_limit_bytes must be positive")
+	}
 	if c.LogLevel != nil {
 		logLevel.Store(int64(level))
 	}
 	if c.MaxProcs != nil && *c.MaxProcs > 0 {
 		runtime.GOMAXPROCS(*c.MaxProcs)
+	}
+	if c.GCPercent != nil {
+		debug.SetGCPercent(*c.GCPercent)
+	}
+	if c.MemoryLimit != nil {
+		debug.SetMemoryLimit(*c.MemoryLimit)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -222,6 +223,23 @@ func TestSessionClose(t *testing.T) {
 	assert.Equal(t, EClosed, CodeOf(Dispatch(f.session, []byte(initialize))))
 	_, err := OpenSession(f.server, []byte(`{"revison":"x"}`), make(inbox, 1))
 	assert.Equal(t, EInvalid, CodeOf(err))
+}
+
+func TestConfigureCollector(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		assert.Equal(t, DefaultGCPercent, debug.SetGCPercent(DefaultGCPercent), "the library's default")
+	}
+	before := debug.SetGCPercent(-1)
+	debug.SetGCPercent(before)
+	limit := debug.SetMemoryLimit(-1)
+	defer func() { debug.SetGCPercent(before); debug.SetMemoryLimit(limit) }()
+
+	for _, bad := range []string{`{"gc_percent":0}`, `{"gc_percent":-2}`, `{"memory_limit_bytes":0}`, `{"gc_percent":"high"}`} {
+		assert.Equal(t, EInvalid, CodeOf(Configure([]byte(bad))), bad)
+	}
+	require.NoError(t, Configure([]byte(`{"gc_percent":350,"memory_limit_bytes":536870912}`)))
+	assert.Equal(t, 350, debug.SetGCPercent(350))
+	assert.Equal(t, int64(536870912), debug.SetMemoryLimit(-1))
 }
 
 func TestConfigureAndLog(t *testing.T) {

@@ -79,3 +79,24 @@ func TestModernInlineTimeout(t *testing.T) {
 	close(release)
 	<-returned
 }
+
+// TestModernInlinePanic: a handler panicking on the request's goroutine is
+// an error answer for that call only; the server goes on serving.
+func TestModernInlinePanic(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1.0.0"}, nil)
+	t.Cleanup(srv.Close)
+	mcp.AddTool(srv, &mcp.Tool{Name: "boom", Description: "Panics"},
+		func(context.Context, *mcp.Request, struct{}) (string, error) { panic("boom") })
+	mcp.AddTool(srv, &mcp.Tool{Name: "ok", Description: "Answers"},
+		func(context.Context, *mcp.Request, struct{}) (string, error) { return "fine", nil })
+	ts := httptest.NewServer(srv.HTTPHandler(nil))
+	t.Cleanup(ts.Close)
+	a := send(t, nil, http.MethodPost, ts.URL+"/mcp", modern2026("tools/call", "Mcp-Name", "boom"),
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"boom",`+meta+`}}`)
+	require.Equal(t, http.StatusInternalServerError, a.status, a.body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"internal error: the handler failed","data":{"reason":"panic"}}}`, a.body)
+	a = send(t, nil, http.MethodPost, ts.URL+"/mcp", modern2026("tools/call", "Mcp-Name", "ok"),
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ok",`+meta+`}}`)
+	require.Equal(t, http.StatusOK, a.status, a.body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete",`+serverInfo+`,"content":[{"type":"text","text":"fine"}]}}`, a.body)
+}

@@ -189,6 +189,15 @@ def test_catalogue_changes_reach_a_running_server(lib: _native.Library) -> None:
         server.close()
 
 
+def test_configure_sets_the_native_runtime(lib: _native.Library) -> None:
+    polymcp.configure(gc_percent=300, log_level="warn")
+    polymcp.configure(gc_percent=200)  # the library's default again
+    with pytest.raises(polymcp.NativeError, match="gc_percent"):
+        polymcp.configure(gc_percent=0)
+    with pytest.raises(polymcp.NativeError, match="log_level"):
+        polymcp.configure(log_level="loud")
+
+
 def test_mcp_error_data_reaches_the_client(lib: _native.Library) -> None:
     server = polymcp.Server("data")
 

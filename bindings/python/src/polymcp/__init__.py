@@ -28,7 +28,7 @@ from ._content import (
 )
 from ._context import Context, LogLevel
 from ._errors import InputRequiredUnsupported, McpError, NativeError, ToolError
-from ._native import load_library
+from ._native import configure, load_library
 from ._schema import schema_of
 from ._server import Server
 
@@ -53,6 +53,7 @@ __all__ = [
     "Text",
     "ToolError",
     "ToolResult",
+    "configure",
     "load_library",
     "schema_of",
 ]

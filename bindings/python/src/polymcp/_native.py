@@ -16,6 +16,7 @@ Facts this file is built on (measured, see the architecture notes):
 from __future__ import annotations
 
 import ctypes
+import json
 import threading
 from collections.abc import Callable
 from ctypes import POINTER, byref, c_char_p, c_int, c_int32, c_size_t, c_uint32, c_uint64, \
@@ -464,3 +465,19 @@ def load_library(path: str | Path | None = None) -> Library:
 
 def library() -> Library:
     return load_library()
+
+
+def configure(*, gc_percent: int | None = None, memory_limit_bytes: int | None = None,
+              max_procs: int | None = None, log_level: str | None = None) -> None:
+    """Process-wide settings of the native library (polymcp_configure):
+    the Go collector's ``gc_percent`` (GOGC; default 200 unless GOGC is
+    set, -1 for off), its soft ``memory_limit_bytes`` (GOMEMLIMIT), the
+    Go threads running at once (``max_procs``) and the native log
+    threshold (``"debug"``, ``"info"``, ``"warn"``, ``"error"``). Only the
+    settings given change; a refused one raises NativeError and changes
+    nothing."""
+    settings = {"gc_percent": gc_percent, "memory_limit_bytes": memory_limit_bytes,
+                "max_procs": max_procs, "log_level": log_level}
+    given = {k: v for k, v in settings.items() if v is not None}
+    library().configure(json.dumps(given).encode())
+

@@ -14,5 +14,6 @@ export const {
   NativeError,
   ResourceTemplate,
   ValidationError,
+  configure,
   version,
 } = polymcp;

@@ -35,6 +35,7 @@
 
 #define POLYMCP_FUNCS(X)                                                       \
   X(polymcp_abi_version) X(polymcp_version) X(polymcp_last_error)              \
+  X(polymcp_configure)                                                         \
   X(polymcp_free) X(polymcp_stats) X(polymcp_server_new)                       \
   X(polymcp_server_add_tool) X(polymcp_server_add_resource)                    \
   X(polymcp_server_add_resource_template) X(polymcp_server_add_prompt)         \
@@ -97,7 +98,9 @@ static const char *status_name(int rc) {
 static napi_value throw_status(napi_env env, int rc, const char *what) {
   const char *detail = NULL;
   size_t detail_len = 0;
-  if (lib.polymcp_last_error == NULL || lib.polymcp_last_error(&detail, &detail_len) != POLYMCP_OK) {
+  /* polymcp_last_error returns the failure's code, not a status. */
+  if (lib.polymcp_last_error == NULL || lib.polymcp_last_error(&detail, &detail_len) == POLYMCP_OK ||
+      detail_len == 0) {
     detail = NULL;
   }
   char msg[1024];
@@ -746,6 +749,17 @@ static napi_value js_version(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* configure(settingsJson) -> undefined, or the library's error thrown */
+static napi_value js_configure(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "j", &a)) {
+    return NULL;
+  }
+  int rc = lib.polymcp_configure(a.str[0].p, a.str[0].len);
+  args_free(&a);
+  return status_or_throw(env, rc, "polymcp_configure");
+}
+
 /* serverNew(optionsJson, onEvent) -> external */
 static napi_value js_server_new(napi_env env, napi_callback_info info) {
   napi_value name, external;
@@ -1208,6 +1222,7 @@ NEEDS_LIB(js_call_fail_data)
 NEEDS_LIB(js_call_progress)
 NEEDS_LIB(js_call_log)
 NEEDS_LIB(js_stats)
+NEEDS_LIB(js_configure)
 NEEDS_LIB(js_call_info)
 NEEDS_LIB(js_call_input)
 NEEDS_LIB(js_call_input_state)
@@ -1239,6 +1254,7 @@ NAPI_MODULE_INIT() {
       EXPORT("callProgress", js_call_progress)
       EXPORT("callLog", js_call_log)
       EXPORT("stats", js_stats)
+      EXPORT("configure", js_configure)
       EXPORT("callInfo", js_call_info)
       EXPORT("callInput", js_call_input)
       EXPORT("callInputState", js_call_input_state)

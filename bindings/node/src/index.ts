@@ -28,9 +28,41 @@ export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpOptions } from "./ht
 export { MAX_COMPLETION_VALUES, type ToolReturn, type ResourceReturn, type PromptReturn, type CompletionReturn } from "./results";
 export * from "./types";
 
+import { NativeError } from "./errors";
 import { native } from "./native";
 
 /** The polymcp core's version (libpolymcp's polymcp_version). */
 export function version(): string {
   return native().version();
+}
+
+/** Process-wide settings of the native library's Go runtime (polymcp_configure). */
+export interface NativeSettings {
+  /** The Go collector's GOGC: positive, or -1 for off. The library's default is 200 unless GOGC is set. */
+  gcPercent?: number;
+  /** The Go runtime's soft memory limit (GOMEMLIMIT), in bytes. */
+  memoryLimitBytes?: number;
+  /** Threads running Go code at once (GOMAXPROCS); 0 leaves it as it is. */
+  maxProcs?: number;
+  /** Threshold of the native log: "debug", "info", "warn" (default) or "error". */
+  logLevel?: "debug" | "info" | "warn" | "error";
+}
+
+/**
+ * Tunes the native library for the whole process; only the settings given
+ * change. A lower gcPercent trades CPU for memory. A refused setting throws
+ * a NativeError and changes nothing.
+ */
+export function configure(settings: NativeSettings): void {
+  const json: { [key: string]: unknown } = {};
+  if (settings.gcPercent !== undefined) json.gc_percent = settings.gcPercent;
+  if (settings.memoryLimitBytes !== undefined) json.memory_limit_bytes = settings.memoryLimitBytes;
+  if (settings.maxProcs !== undefined) json.max_procs = settings.maxProcs;
+  if (settings.logLevel !== undefined) json.log_level = settings.logLevel;
+  try {
+    native().configure(JSON.stringify(json));
+  } catch (err) {
+    const status = (err as { status?: unknown }).status;
+    throw typeof status === "number" ? new NativeError(status, (err as Error).message) : err;
+  }
 }

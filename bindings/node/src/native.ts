@@ -99,6 +99,8 @@ export interface NativeBinding {
   callLog(call: bigint, logJson: string): number;
   /** Live handle counts: {"servers","calls","sessions","http","goroutines"}. */
   stats(): string;
+  /** polymcp_configure: process-wide settings as JSON; throws the library's error. */
+  configure(settingsJson: string): void;
   /** The call's method, revision, _meta, clientInfo and clientCapabilities as JSON, or undefined once the call is gone. */
   callInfo(call: bigint): string | undefined;
   /**

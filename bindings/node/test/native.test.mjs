@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
 
-import { McpServer, version } from "polymcp";
+import { McpServer, NativeError, configure, version } from "polymcp";
 import { native } from "../dist/native.js";
 
 const stats = () => JSON.parse(native().stats());
@@ -53,5 +53,14 @@ describe("the native library", () => {
       a.close().then(() => console.log("closed"));`;
     const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { cwd: new URL("..", import.meta.url), timeout: 30_000 });
     assert.equal(stdout, "closed\n");
+  });
+});
+
+describe("configure", () => {
+  it("sets the native runtime and refuses a bad setting with a NativeError", () => {
+    configure({ gcPercent: 300, logLevel: "warn" });
+    configure({ gcPercent: 200 }); // the library's default again
+    assert.throws(() => configure({ gcPercent: 0 }), (err) => err instanceof NativeError && err.status === -1 && /gc_percent/.test(err.message));
+    assert.throws(() => configure({ logLevel: "loud" }), (err) => err instanceof NativeError && /log_level/.test(err.message));
   });
 });

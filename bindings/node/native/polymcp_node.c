@@ -94,7 +94,12 @@ static const char *status_name(int rc) {
   }
 }
 
-/* Throws an Error with code POLYMCP_E_*, status rc and the library's message. */
+/* The binding's NativeError class, given to load(); errors of the library
+ * are made with it, so that JS can tell them apart with instanceof. */
+static napi_ref native_error_class;
+
+/* Throws a NativeError (a plain Error before load) with code POLYMCP_E_*,
+ * status rc and the library's message. */
 static napi_value throw_status(napi_env env, int rc, const char *what) {
   const char *detail = NULL;
   size_t detail_len = 0;
@@ -106,12 +111,21 @@ static napi_value throw_status(napi_env env, int rc, const char *what) {
   char msg[1024];
   snprintf(msg, sizeof msg, "%s: %.*s", what, detail ? (int)detail_len : 17,
            detail ? detail : "no error message");
-  napi_value code, text, err, status;
+  napi_value code, text, err, status, cls;
   if (napi_create_string_utf8(env, status_name(rc), NAPI_AUTO_LENGTH, &code) != napi_ok ||
       napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &text) != napi_ok ||
-      napi_create_error(env, code, text, &err) != napi_ok ||
-      napi_create_int32(env, rc, &status) != napi_ok ||
-      napi_set_named_property(env, err, "status", status) != napi_ok) {
+      napi_create_int32(env, rc, &status) != napi_ok) {
+    return throw_napi(env, "creating an error");
+  }
+  if (native_error_class != NULL && napi_get_reference_value(env, native_error_class, &cls) == napi_ok &&
+      cls != NULL) {
+    napi_value argv[2] = {status, text};
+    if (napi_new_instance(env, cls, 2, argv, &err) != napi_ok ||
+        napi_set_named_property(env, err, "code", code) != napi_ok) {
+      return throw_napi(env, "creating a NativeError");
+    }
+  } else if (napi_create_error(env, code, text, &err) != napi_ok ||
+             napi_set_named_property(env, err, "status", status) != napi_ok) {
     return throw_napi(env, "creating an error");
   }
   napi_throw(env, err);
@@ -710,8 +724,14 @@ static napi_value lib_string(napi_env env, char *p, size_t len) {
 
 static napi_value js_load(napi_env env, napi_callback_info info) {
   args a;
-  if (!read_args(env, info, "j", &a)) {
+  if (!read_args(env, info, "jv", &a)) {
     return NULL;
+  }
+  napi_valuetype type;
+  if (native_error_class == NULL && napi_typeof(env, a.argv[1], &type) == napi_ok && type == napi_function &&
+      napi_create_reference(env, a.argv[1], 1, &native_error_class) != napi_ok) {
+    args_free(&a);
+    return throw_napi(env, "napi_create_reference");
   }
   const char *path = a.str[0].p;
   if (lib.dl == NULL) {

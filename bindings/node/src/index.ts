@@ -28,7 +28,6 @@ export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpOptions } from "./ht
 export { MAX_COMPLETION_VALUES, type ToolReturn, type ResourceReturn, type PromptReturn, type CompletionReturn } from "./results";
 export * from "./types";
 
-import { NativeError } from "./errors";
 import { native } from "./native";
 
 /** The polymcp core's version (libpolymcp's polymcp_version). */
@@ -59,10 +58,5 @@ export function configure(settings: NativeSettings): void {
   if (settings.memoryLimitBytes !== undefined) json.memory_limit_bytes = settings.memoryLimitBytes;
   if (settings.maxProcs !== undefined) json.max_procs = settings.maxProcs;
   if (settings.logLevel !== undefined) json.log_level = settings.logLevel;
-  try {
-    native().configure(JSON.stringify(json));
-  } catch (err) {
-    const status = (err as { status?: unknown }).status;
-    throw typeof status === "number" ? new NativeError(status, (err as Error).message) : err;
-  }
+  native().configure(JSON.stringify(json));
 }

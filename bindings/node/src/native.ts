@@ -64,8 +64,8 @@ export type NativeExchange = object & { readonly __polymcpExchange: unique symbo
 
 /** The addon's exports. Management functions throw NativeError; call_* functions return a status. */
 export interface NativeBinding {
-  /** Loads libpolymcp from path; returns its (MAJOR<<16)|MINOR. */
-  load(path: string): number;
+  /** Loads libpolymcp from path; returns its (MAJOR<<16)|MINOR. The library's errors are thrown as errorClass. */
+  load(path: string, errorClass: typeof NativeError): number;
   version(): string;
   serverNew(optionsJson: string, onEvent: EventCallback): NativeServer;
   serverAddTool(server: NativeServer, json: string, tag: number): void;
@@ -169,7 +169,7 @@ export function native(): NativeBinding {
     );
   }
   const binding = require(addon) as NativeBinding;
-  checkAbi(binding.load(lib));
+  checkAbi(binding.load(lib, NativeError));
   loaded = binding;
   return binding;
 }

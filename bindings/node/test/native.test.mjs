@@ -64,3 +64,10 @@ describe("configure", () => {
     assert.throws(() => configure({ logLevel: "loud" }), (err) => err instanceof NativeError && /log_level/.test(err.message));
   });
 });
+
+describe("the library's errors", () => {
+  it("are NativeErrors with the status, the code and the library's message", () => {
+    assert.throws(() => new McpServer({ name: "t", version: "1" }, { maxConcurrency: -1 }),
+      (err) => err instanceof NativeError && err.status === -1 && err.code === "POLYMCP_E_INVALID" && err.message.length > 0);
+  });
+});

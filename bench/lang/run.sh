@@ -94,21 +94,23 @@ if $profile; then
 	for l in python node; do
 		if [ "$lang" = "$l" ] || [ "$lang" = all ]; then rm -f "$bench/results/$(date -u +%F)-$l.profile.md"; fi
 	done
-	if [ "$lang" = python ] || [ "$lang" = all ]; then
-		venv
-		for h in sync async; do
+	# profile_lang LANG RUNTIME_FLAG RUNTIME HANDLERS [ARGS]: every handler kind at both payloads.
+	profile_lang() {
+		local l=$1 flag=$2 runtime=$3 h p
+		shift 3
+		for h in $1; do
 			for p in 16 65536; do
-				"$PYTHON" "$here/profile.py" python --python "$here/.venv/bin/python" --handler "$h" --payload "$p" "$@"
+				"$PYTHON" "$here/profile.py" "$l" "$flag" "$runtime" --handler "$h" --payload "$p" "${@:2}"
 			done
 		done
+	}
+	if [ "$lang" = python ] || [ "$lang" = all ]; then
+		venv
+		profile_lang python --python "$here/.venv/bin/python" "sync async" "$@"
 	fi
 	if [ "$lang" = node ] || [ "$lang" = all ]; then
 		node_deps
-		for h in async sync; do
-			for p in 16 65536; do
-				"$PYTHON" "$here/profile.py" node --node "$NODE" --handler "$h" --payload "$p" "$@"
-			done
-		done
+		profile_lang node --node "$NODE" "async sync" "$@"
 	fi
 	exit 0
 fi

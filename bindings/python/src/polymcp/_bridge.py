@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from ._context import Context, InputRequired
-from ._convert import dumps, text_result_body
+from ._convert import decode_params, dumps, text_result_body
 from ._errors import INVALID_PARAMS, McpError, error_message
 from ._handlers import Entry, Outcome
 from ._jsonable import to_jsonable
@@ -24,9 +24,6 @@ from ._native import E_INVALID
 from ._registry import Registry
 
 __all__ = ["Bridge", "NativeCalls"]
-
-#: Decodes on_call's params (UTF-8 from the core: no encoding to detect).
-_decode: Callable[[str], Any] = json.JSONDecoder().decode
 
 #: polymcp_call_fail's code for "a handler failure" (isError for tools, -32603 otherwise).
 HANDLER_FAILURE = 0
@@ -136,7 +133,7 @@ class Bridge:
             self._schedule(pending, params)
             return
         try:
-            args = _decode(params.decode())
+            args = decode_params(params)
             if entry is None or entry.kind != kind:
                 raise McpError(INVALID_PARAMS, f"{_what(args)} is no longer registered")
             self._pending[call] = pending
@@ -226,7 +223,7 @@ class Bridge:
         callback, no extra turn of the loop)."""
         call = pending.call
         try:
-            args = _decode(params.decode())
+            args = decode_params(params)
             entry = self._registry.entries.get(pending.tag)
             if entry is None:
                 raise McpError(INVALID_PARAMS, f"{_what(args)} is no longer registered")

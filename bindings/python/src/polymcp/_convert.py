@@ -34,6 +34,7 @@ from ._types import NONE_TYPE, is_union, peel
 __all__ = [
     "OutputPlan",
     "completion_result",
+    "decode_params",
     "dumps",
     "text_result_body",
     "output_plan",
@@ -53,6 +54,61 @@ _escape: Callable[[str], str] = json.encoder.encode_basestring
 def dumps(value: Any) -> str:
     """Compact JSON text, UTF-8 kept as is."""
     return _ENCODER.encode(value)
+
+
+#: Decodes JSON text (the core's is UTF-8: no encoding to detect).
+_decode: Callable[[str], Any] = json.JSONDecoder().decode
+
+#: decode_params takes out strings of at least this many bytes...
+LONG_STRING = 1024
+#: ...from params of at least this size with at most this many strings.
+FAST_PARAMS_MIN = 4096
+FAST_PARAMS_MAX_STRINGS = 32
+
+
+def decode_params(raw: bytes) -> Any:
+    """on_call's params as Python values. The JSON decoder reads a string
+    one character at a time (~40-70 µs for a 64 KiB argument) while
+    decoding UTF-8 bytes runs at memory speed, so long strings are taken
+    out first and only the short rest is decoded as JSON. This needs
+    params without a backslash: then every quote delimits a string (the
+    next quote closes it), found with bytes.find. A long one is replaced
+    by "\\u0000" and its number (a raw control character cannot occur in
+    JSON text, so a decoded string starting with NUL is always one of
+    these) and put back afterwards. The core has validated the JSON and
+    its strings are UTF-8."""
+    if len(raw) < FAST_PARAMS_MIN or b"\\" in raw:
+        return _decode(raw.decode())
+    view = memoryview(raw)
+    rest: list[bytes] = []
+    longs: list[str] = []
+    copied = 0  # raw[:copied] is in rest
+    strings = 0
+    open_ = raw.find(b'"')
+    while open_ >= 0:
+        close = raw.find(b'"', open_ + 1)
+        strings += 1
+        if strings > FAST_PARAMS_MAX_STRINGS:  # putting back would walk a big tree
+            return _decode(raw.decode())
+        if close - open_ > LONG_STRING:
+            rest += (raw[copied:open_ + 1], b"\\u0000%d" % len(longs))
+            longs.append(str(view[open_ + 1:close], "utf-8"))
+            copied = close
+        open_ = raw.find(b'"', close + 1)
+    if not longs:
+        return _decode(raw.decode())
+    rest.append(raw[copied:])
+    return _put_back(_decode(b"".join(rest).decode()), longs)
+
+
+def _put_back(value: Any, longs: list[str]) -> Any:
+    if type(value) is str:
+        return longs[int(value[1:])] if value[:1] == "\0" else value
+    if type(value) is dict:
+        return {_put_back(k, longs): _put_back(v, longs) for k, v in value.items()}
+    if type(value) is list:
+        return [_put_back(v, longs) for v in value]
+    return value
 
 
 #: From this length on, text_result_body escapes with bytes.replace (below

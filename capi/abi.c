@@ -162,7 +162,7 @@ void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
 /* The ABI this file implements. A bump in polymcp.h must change this line
  * too, which also rebuilds the library: Go's build cache does not see
  * headers outside the package directory. */
-#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 2
+#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 3
 #error "abi.c implements libpolymcp ABI 1.2: update it together with polymcp.h"
 #endif
 
@@ -322,6 +322,12 @@ int polymcp_call_complete(polymcp_call_t c, const char *result_json, size_t len)
   GUARD();
   INPUT(result_json, len);
   return pmcpgo_call_complete(c, (char *)result_json, len);
+}
+
+int polymcp_call_complete_text(polymcp_call_t c, const char *text, size_t len) {
+  GUARD();
+  INPUT(text, len);
+  return pmcpgo_call_complete_text(c, (char *)text, len);
 }
 
 int polymcp_call_fail(polymcp_call_t c, int32_t code, const char *msg, size_t len) {

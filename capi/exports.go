@@ -251,6 +251,15 @@ func pmcpgo_call_complete(c C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
 	return result(host.Complete(uint64(c), input(p, n)))
 }
 
+//export pmcpgo_call_complete_text
+func pmcpgo_call_complete_text(c C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
+	defer guard(&rc)
+	if err := tooLong(n); err != nil {
+		return fail(err)
+	}
+	return result(host.CompleteText(uint64(c), input(p, n)))
+}
+
 //export pmcpgo_call_fail_data
 func pmcpgo_call_fail_data(c C.uint64_t, code C.int32_t, p *C.char, n C.size_t, d *C.char, dn C.size_t) (rc C.int) {
 	defer guard(&rc)

@@ -62,7 +62,7 @@ extern "C" {
 #endif
 
 #define POLYMCP_ABI_MAJOR 1
-#define POLYMCP_ABI_MINOR 2
+#define POLYMCP_ABI_MINOR 3
 
 typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
 typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
@@ -418,6 +418,19 @@ int polymcp_http_cancel(polymcp_http_t h);
  * leaves the call pending, so it can still be answered.
  */
 int polymcp_call_complete(polymcp_call_t c, const char *result_json, size_t len);
+
+/*
+ * Answers a tool call with one text item, as polymcp_call_complete with
+ * {"content":[{"type":"text","text":...}]} would, where text (borrowed,
+ * len bytes) is the item's text as it is, not JSON: nothing to escape on
+ * your side, nothing to decode on the library's, which makes it the
+ * cheapest answer for the commonest result. Since ABI 1.3. Text that is not
+ * UTF-8, or a call that is not a tool's (kind POLYMCP_KIND_TOOL), is
+ * POLYMCP_E_INVALID and leaves the call pending. A tool with an
+ * outputSchema needs structuredContent, so its call answered this way
+ * gets the isError result the library sends for a missing one.
+ */
+int polymcp_call_complete_text(polymcp_call_t c, const char *text, size_t len);
 
 /*
  * Answers the call with a failure (msg borrowed, UTF-8). code 0 is a

@@ -183,9 +183,16 @@ static void on_call(void *user, polymcp_call_t call, uint32_t kind, uint64_t tag
     return;
   }
   /* echo: the text arrives as a JSON string literal, already validated
-   * by the inputSchema, so it can be copied into the result as it is. */
+   * by the inputSchema. Without escapes, what is between its quotes is the
+   * text itself: polymcp_call_complete_text takes it as it is, the
+   * cheapest answer. With escapes, the literal is copied into the result's
+   * JSON as it is, and the library decodes it. */
   if (!member(args, args_end, "text", &text, &text_end)) {
     polymcp_call_fail(call, 0, "text is required", 16);
+    return;
+  }
+  if (memchr(text, '\\', (size_t)(text_end - text)) == NULL) {
+    polymcp_call_complete_text(call, text + 1, (size_t)(text_end - text) - 2);
     return;
   }
   static const char head[] = "{\"content\":[{\"type\":\"text\",\"text\":", tail[] = "}]}";

@@ -323,6 +323,7 @@ static void test_bad_handles(void) {
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_free(b));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_session_open(b, NULL, 0, on_send, &h, &ss));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_complete(b, S(RESULT)));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_complete_text(b, S("x")));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_fail(b, 0, S("x")));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_fail_data(b, -32602, S("x"), S("{}")));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_call_progress(b, S("{\"progress\":1}")));
@@ -390,6 +391,7 @@ static void test_call_errors(void) {
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_log(c, S("{\"level\":\"loud\",\"data\":1}")));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_complete(c, S("{\"content\":")));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_complete(c, NULL, 0));
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_complete_text(c, S("not UTF-8: \xff")));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_fail(c, 0, S("\xff\xfe")));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_fail_data(c, -32602, S("bad"), S("{\"a\":")));
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_call_fail_data(c, -32602, S("bad"), NULL, 3));
@@ -428,6 +430,14 @@ static void test_call_errors(void) {
   pthread_mutex_lock(&h.mu);
   WAIT_UNTIL(&h, strstr(h.last_reply, "\"id\":5,\"error\":{\"code\":-32602,\"message\":\"outside the root\","
                                       "\"data\":{\"field\":\"path\"}}") != NULL);
+  pthread_mutex_unlock(&h.mu);
+  /* A text result: the text as it is, NUL and quotes included. */
+  send_call(ss, 6);
+  static const char text[] = "say \"hi\"\n\0end";
+  OK(polymcp_call_complete_text(next_call(&h), text, sizeof text - 1));
+  pthread_mutex_lock(&h.mu);
+  WAIT_UNTIL(&h, strstr(h.last_reply, "\"id\":6,\"result\":{\"content\":[{\"type\":\"text\","
+                                      "\"text\":\"say \\\"hi\\\"\\n\\u0000end\"}]}") != NULL);
   pthread_mutex_unlock(&h.mu);
   finish(&h);
   host_destroy(&h);

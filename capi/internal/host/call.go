@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/router"
@@ -89,6 +91,27 @@ func Complete(h uint64, result []byte) error {
 		return err
 	}
 	return c.settle(res, nil)
+}
+
+// CompleteText answers tool call h with one text item, text: the commonest
+// result without JSON to build on the host's side or to decode on ours
+// (at 64 KiB that decode was the largest cost of a call in the core).
+// Text that is not UTF-8, or a call that is not a tool's, is EInvalid and
+// leaves the call pending.
+func CompleteText(h uint64, text []byte) error {
+	c, err := lookupCall(h)
+	if err != nil {
+		return err
+	}
+	if c.kind != KindTool {
+		return errorf(EInvalid, "a text result answers a tool call only; complete this one with its result object")
+	}
+	if !utf8.Valid(text) {
+		return errorf(EInvalid, "text is not UTF-8")
+	}
+	// text is the library's own copy of the host's bytes, never changed:
+	// the result's string can be it.
+	return c.settle(&spec.CallToolResult{Content: []spec.Content{spec.TextContent(unsafe.String(unsafe.SliceData(text), len(text)))}}, nil)
 }
 
 func decodeResult(kind uint32, raw []byte) (any, error) {

@@ -36,6 +36,10 @@ func TestCallAnswers(t *testing.T) {
 	}{
 		{"result", func(c uint64) error { return Complete(c, []byte(` {"content":[],"isError":true} `)) },
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`},
+		{"text", func(c uint64) error { return CompleteText(c, []byte("tab\t \"q\" \\ é ✓ \x00 end")) },
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"tab\t \"q\" \\ \u00e9 \u2713 \u0000 end"}]}}`},
+		{"empty text", func(c uint64) error { return CompleteText(c, nil) },
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":""}]}}`},
 		{"tool failure", func(c uint64) error { return Fail(c, 0, "disk full", nil) },
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"disk full"}],"isError":true}}`},
 		{"protocol error", func(c uint64) error { return Fail(c, -32602, "no such file", nil) },
@@ -64,6 +68,9 @@ func TestCallErrors(t *testing.T) {
 
 	for _, bad := range []string{``, `[]`, `{"content":`, `{"content":"no"}`, `nul`} {
 		assert.Equal(t, EInvalid, CodeOf(Complete(c, []byte(bad))), "result %q", bad)
+	}
+	for _, bad := range []string{"\xff", "ok \xed\xa0\x80 surrogate", "cut \xe2\x9c"} {
+		assert.Equal(t, EInvalid, CodeOf(CompleteText(c, []byte(bad))), "text %q", bad)
 	}
 	assert.Equal(t, EInvalid, CodeOf(Progress(c, []byte(`{"total":3}`))))
 	for _, bad := range []string{`{"a":`, `nul`, `[1,]`} {

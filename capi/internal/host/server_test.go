@@ -99,6 +99,7 @@ func TestOtherKinds(t *testing.T) {
 		KindCompletion: `{"completion":{"values":["a","b"]}}`,
 	}
 	f := newFixture(t, "", func(call uint64, kind uint32, _ uint64, _ []byte) {
+		assert.Equal(t, EInvalid, CodeOf(CompleteText(call, []byte("text"))), "a text result is a tool's only")
 		require.NoError(t, Complete(call, []byte(answers[kind])))
 	})
 	s := f.server

@@ -25,6 +25,7 @@ class FakeCalls:
         self.answers: dict[int, tuple[str, Any]] = {}
         self.sent: list[tuple[int, str, Any]] = []
         self.threads: dict[int, int] = {}
+        self.texts: list[int] = []  # the calls answered by complete_text
         self._cond = threading.Condition()
 
     def _answer(self, call: int, what: tuple[str, Any]) -> int:
@@ -38,6 +39,10 @@ class FakeCalls:
 
     def complete(self, call: int, result: bytes) -> int:
         return self._answer(call, ("result", json.loads(result)))
+
+    def complete_text(self, call: int, text: bytes) -> int:
+        self.texts.append(call)
+        return self._answer(call, ("result", {"content": [{"type": "text", "text": text.decode()}]}))
 
     def fail(self, call: int, code: int, message: bytes, data: bytes | None = None) -> int:
         if data is not None:
@@ -100,6 +105,22 @@ def test_sync_handler_answers_inline_on_the_calling_thread(loop: Any) -> None:
     assert calls.answers[1] == ("result", {"content": [{"type": "text", "text": "hi"}]})
     assert calls.threads[1] == threading.get_ident()
     assert bridge.in_flight == 0
+
+
+def test_one_text_item_goes_as_text(loop: Any) -> None:
+    """A str return is sent with complete_text, the text as it is; any other
+    result as its JSON, and so is a text the library refuses (E_INVALID)."""
+    server, calls, bridge = make(loop)
+    server.add_tool(lambda text: text, name="echo")
+    server.add_tool(lambda: {"n": 1}, name="structured")
+    bridge.on_call(1, Kind.TOOL, tool_tag(server, "echo"), params("echo", text='tab\t "q" é\x00'))
+    bridge.on_call(2, Kind.TOOL, tool_tag(server, "structured"), params("structured"))
+    calls.complete_text = lambda call, text: -1  # type: ignore[method-assign]  # an ABI 1.2 library
+    bridge.on_call(3, Kind.TOOL, tool_tag(server, "echo"), params("echo", text="old"))
+    assert calls.texts == [1]
+    assert calls.answers[1] == ("result", {"content": [{"type": "text", "text": 'tab\t "q" é\x00'}]})
+    assert calls.answers[2][1]["structuredContent"] == {"n": 1}
+    assert calls.answers[3] == ("result", {"content": [{"type": "text", "text": "old"}]})
 
 
 def test_async_handler_runs_on_the_loop(loop: Any) -> None:

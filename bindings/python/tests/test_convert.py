@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from polymcp import _convert
-from polymcp._convert import decode_params, text_result_body
+from polymcp._convert import decode_params, single_text
 
 LONG = "abcdefghijklmnopqrstuvwxyz" * 2521  # 65 546 bytes
 
@@ -41,20 +41,14 @@ def test_decode_params_restores_strings_that_look_like_placeholders() -> None:
     assert decode_params(raw)["arguments"]["fake"] == "\x000"
 
 
-@pytest.mark.parametrize("text", ["", "plain", 'quote " back \\ nl \n cr \r tab \t', "é✓" * 1000,
-                                  LONG, LONG + '\\"\n\r\t'])
-def test_text_result_body_is_the_json_of_the_result(text: str) -> None:
-    result = {"content": [{"type": "text", "text": text}]}
-    body = text_result_body(result)
-    assert body is not None
-    assert json.loads(body) == result
-
-
-@pytest.mark.parametrize("result", [
-    {"content": [{"type": "text", "text": "a"}], "isError": True},
-    {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
-    {"content": [{"type": "image", "data": "", "mimeType": "image/png"}]},
-    {"content": [{"type": "text", "text": 1}]},
+@pytest.mark.parametrize("result,want", [
+    ({"content": [{"type": "text", "text": 'quote " nl \n é ✓ \x00'}]}, 'quote " nl \n é ✓ \x00'.encode()),
+    ({"content": [{"type": "text", "text": ""}]}, b""),
+    ({"content": [{"type": "text", "text": "a"}], "isError": True}, None),
+    ({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}, None),
+    ({"content": [{"type": "image", "data": "", "mimeType": "image/png"}]}, None),
+    ({"content": [{"type": "text", "text": 1}]}, None),
+    ({"content": [{"type": "text", "text": "lone \ud800"}]}, None),
 ])
-def test_text_result_body_leaves_other_shapes_to_the_encoder(result: dict[str, Any]) -> None:
-    assert text_result_body(result) is None
+def test_single_text(result: dict[str, Any], want: bytes | None) -> None:
+    assert single_text(result) == want

@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from ._context import Context, InputRequired
-from ._convert import decode_params, dumps, text_result_body
+from ._convert import decode_params, dumps, single_text
 from ._errors import INVALID_PARAMS, McpError, error_message
 from ._handlers import Entry, Outcome
 from ._jsonable import to_jsonable
@@ -34,6 +34,10 @@ class NativeCalls(Protocol):
     any thread and returns a POLYMCP status (0 is OK)."""
 
     def complete(self, call: int, result: bytes) -> int: ...
+
+    def complete_text(self, call: int, text: bytes) -> int:
+        """polymcp_call_complete_text; E_INVALID when the library lacks it."""
+        ...
 
     def fail(self, call: int, code: int, message: bytes, data: bytes | None = None) -> int: ...
 
@@ -263,11 +267,10 @@ class Bridge:
             self._complete(pending.call, task.result())
 
     def _complete(self, call: int, result: dict[str, Any]) -> None:
-        fast = text_result_body(result)
-        if fast is not None and self._calls.complete(call, fast) != E_INVALID:
+        text = single_text(result)
+        if text is not None and self._calls.complete_text(call, text) != E_INVALID:
             return
-        # Not one long text, or one with a control character the fast body
-        # left raw (the core refused it and the call is still pending).
+        # Not one text item (or a library before ABI 1.3): the result's JSON.
         try:
             body = dumps(result).encode()
         except (TypeError, ValueError) as err:

@@ -36,7 +36,7 @@ __all__ = [
     "completion_result",
     "decode_params",
     "dumps",
-    "text_result_body",
+    "single_text",
     "output_plan",
     "prompt_result",
     "resource_result",
@@ -47,8 +47,6 @@ __all__ = [
 
 #: One encoder for every call (json.dumps with options builds a new one each time).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-#: The C string escaper behind _ENCODER (ensure_ascii=False).
-_escape: Callable[[str], str] = json.encoder.encode_basestring
 
 
 def dumps(value: Any) -> str:
@@ -111,20 +109,12 @@ def _put_back(value: Any, longs: list[str]) -> Any:
     return value
 
 
-#: From this length on, text_result_body escapes with bytes.replace (below
-#: it, the C escaper is cheaper).
-FAST_TEXT_MIN = 2048
-
-
-def text_result_body(result: dict[str, Any]) -> bytes | None:
-    """The JSON of a tool result that is exactly one text item (what a
-    ``str`` return gives), without the encoder's walk over the dict. A long
-    text is escaped with bytes.replace of ``\\``, ``"``, newline, carriage
-    return and tab only, several times cheaper than json.dumps; other
-    control characters are left as they are, which makes the body invalid
-    JSON: the core refuses it (POLYMCP_E_INVALID, the call still pending)
-    and the caller sends dumps(result) instead. None when the result has
-    another shape."""
+def single_text(result: dict[str, Any]) -> bytes | None:
+    """The UTF-8 text of a tool result that is exactly one text item (what a
+    ``str`` return gives), for polymcp_call_complete_text: nothing to
+    encode as JSON here, nothing to decode in the core. None when the
+    result has another shape, or a text UTF-8 cannot carry (a lone
+    surrogate: the encoder then says what is wrong)."""
     if len(result) != 1:
         return None
     content = result.get("content")
@@ -137,14 +127,9 @@ def text_result_body(result: dict[str, Any]) -> bytes | None:
     if type(text) is not str:
         return None
     try:
-        if len(text) < FAST_TEXT_MIN:  # exact: the C escaper, without the encoder around it
-            return b'{"content":[{"type":"text","text":' + _escape(text).encode() + b"}]}"
-        raw = text.encode()
-    except UnicodeEncodeError:  # a lone surrogate: json.dumps says what is wrong
+        return text.encode()
+    except UnicodeEncodeError:
         return None
-    raw = raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n") \
-        .replace(b"\r", b"\\r").replace(b"\t", b"\\t")
-    return b'{"content":[{"type":"text","text":"' + raw + b'"}]}'
 
 
 _CONTENT_HINTS: tuple[Any, ...] = (str, bytes, bytearray, ToolResult, *CONTENT_TYPES)

@@ -240,6 +240,7 @@ def _prototypes(lib: ctypes.CDLL) -> None:
         "polymcp_call_input_state": (c_int, [u64, POINTER(c_void_p), p_size]),
         "polymcp_call_set_input_state": (c_int, [u64, c_char_p, sz]),
         "polymcp_call_fail_data": (c_int, [u64, c_int32, c_char_p, sz, c_char_p, sz]),
+        "polymcp_call_complete_text": (c_int, [u64, c_char_p, sz]),
     }
     for name, (restype, argtypes) in table.items():
         fn = getattr(lib, name)
@@ -269,6 +270,7 @@ class Library:
         self._complete = c.polymcp_call_complete
         self._fail = c.polymcp_call_fail
         self._fail_data = getattr(c, "polymcp_call_fail_data", None)  # ABI 1.2
+        self._complete_text = getattr(c, "polymcp_call_complete_text", None)  # ABI 1.3
         self._progress = c.polymcp_call_progress
         self._log = c.polymcp_call_log
 
@@ -367,6 +369,13 @@ class Library:
     # NativeCalls for the bridge: statuses, never exceptions.
     def complete(self, call: int, result: bytes) -> int:
         status: int = self._complete(call, result, len(result))
+        return status
+
+    def complete_text(self, call: int, text: bytes) -> int:
+        """polymcp_call_complete_text (ABI 1.3); E_INVALID from an older library."""
+        if self._complete_text is None:
+            return E_INVALID
+        status: int = self._complete_text(call, text, len(text))
         return status
 
     def fail(self, call: int, code: int, message: bytes, data: bytes | None = None) -> int:

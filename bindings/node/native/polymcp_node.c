@@ -46,7 +46,7 @@
   X(polymcp_call_log) X(polymcp_call_info) X(polymcp_server_serve_http)     \
   X(polymcp_server_http) X(polymcp_http_cancel) X(polymcp_call_input)         \
   X(polymcp_call_input_state) X(polymcp_call_set_input_state)                 \
-  X(polymcp_call_fail_data)
+  X(polymcp_call_fail_data) X(polymcp_call_complete_text)
 
 static struct {
   void *dl;
@@ -1060,7 +1060,8 @@ static napi_value js_server_free(napi_env env, napi_callback_info info) {
   return status_or_throw(env, lib.polymcp_server_free(a.server->handle), "polymcp_server_free");
 }
 
-/* fn(call, string) -> status: callComplete, callProgress, callLog, callSetInputState */
+/* fn(call, string) -> status: callComplete, callCompleteText, callProgress, callLog,
+ * callSetInputState */
 static napi_value call_with_string(napi_env env, napi_callback_info info,
                                    int (*fn)(polymcp_call_t, const char *, size_t)) {
   args a;
@@ -1074,6 +1075,10 @@ static napi_value call_with_string(napi_env env, napi_callback_info info,
 
 static napi_value js_call_complete(napi_env env, napi_callback_info info) {
   return call_with_string(env, info, lib.polymcp_call_complete);
+}
+
+static napi_value js_call_complete_text(napi_env env, napi_callback_info info) {
+  return call_with_string(env, info, lib.polymcp_call_complete_text);
 }
 
 static napi_value js_call_progress(napi_env env, napi_callback_info info) {
@@ -1237,6 +1242,7 @@ NEEDS_LIB(js_http_cancel)
 NEEDS_LIB(js_server_close)
 NEEDS_LIB(js_server_free)
 NEEDS_LIB(js_call_complete)
+NEEDS_LIB(js_call_complete_text)
 NEEDS_LIB(js_call_fail)
 NEEDS_LIB(js_call_fail_data)
 NEEDS_LIB(js_call_progress)
@@ -1269,6 +1275,7 @@ NAPI_MODULE_INIT() {
       EXPORT("serverClose", js_server_close)
       EXPORT("serverFree", js_server_free)
       EXPORT("callComplete", js_call_complete)
+      EXPORT("callCompleteText", js_call_complete_text)
       EXPORT("callFail", js_call_fail)
       EXPORT("callFailData", js_call_fail_data)
       EXPORT("callProgress", js_call_progress)

@@ -92,6 +92,8 @@ export interface NativeBinding {
   serverClose(server: NativeServer): void;
   serverFree(server: NativeServer): void;
   callComplete(call: bigint, resultJson: string): number;
+  /** polymcp_call_complete_text: a tool's result of one text item, the text as it is (ABI 1.3). */
+  callCompleteText(call: bigint, text: string): number;
   callFail(call: bigint, code: number, message: string): number;
   /** callFail with the JSON-RPC error's data (ABI 1.2); POLYMCP_E_INVALID where the core has no error to carry it. */
   callFailData(call: bigint, code: number, message: string, dataJson: string): number;
@@ -135,7 +137,7 @@ export const Status = {
 
 /** The ABI this binding was written against: it refuses another major or an older minor. */
 export const ABI_MAJOR = 1;
-export const ABI_MINOR = 2; // 1.1: polymcp_call_input and the input state; 1.2: polymcp_call_fail_data
+export const ABI_MINOR = 3; // 1.1: polymcp_call_input and the input state; 1.2: polymcp_call_fail_data; 1.3: polymcp_call_complete_text
 
 /** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
 export function prebuildDir(root = join(__dirname, "..")): string {

@@ -49,6 +49,41 @@ export function text(value: string): ContentBlock {
   return { type: "text", text: value };
 }
 
+/**
+ * The text of a tool result that is exactly {content: [{type: "text", text}]}
+ * of plain objects (what a string return gives), to send as it is
+ * (callCompleteText) instead of as JSON; undefined for any other result,
+ * and for a text with a lone surrogate, which UTF-8 cannot carry (JSON
+ * escapes it).
+ */
+export function singleText(result: unknown): string | undefined {
+  if (!isPlain(result) || !hasOnlyKeys(result, "content")) {
+    return undefined;
+  }
+  const content = result.content;
+  if (!Array.isArray(content) || content.length !== 1) {
+    return undefined;
+  }
+  const item: unknown = content[0];
+  if (!isPlain(item) || item.type !== "text" || typeof item.text !== "string" || !hasOnlyKeys(item, "type", "text")) {
+    return undefined;
+  }
+  return (item.text as WellFormed).isWellFormed() ? item.text : undefined;
+}
+
+// String.prototype.isWellFormed (Node 20), newer than the es2022 lib.
+type WellFormed = string & { isWellFormed(): boolean };
+
+// A plain object (no prototype of its own, so no toJSON) whose own keys are all in keys.
+function isPlain(v: unknown): v is { [key: string]: unknown } {
+  return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+}
+
+function hasOnlyKeys(o: object, ...keys: string[]): boolean {
+  const own = Object.keys(o);
+  return own.length === keys.length && own.every((k) => keys.includes(k));
+}
+
 export function toCallToolResult(value: unknown): CallToolResult {
   if (value === undefined || value === null) {
     return { content: [] };

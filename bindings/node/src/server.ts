@@ -6,7 +6,7 @@
 import { CallContext, CallEnded, type CallHost } from "./context";
 import { NativeError } from "./errors";
 import { DEFAULT_MAX_BODY_BYTES, ExchangeTable, type HttpHandler, type HttpOptions, createHttpHandler, httpOptionsJson } from "./http";
-import { EventType, type NativeBinding, type NativeServer, native } from "./native";
+import { CallKind, EventType, type NativeBinding, type NativeServer, native } from "./native";
 import {
   type Entry,
   type PromptConfig,
@@ -23,6 +23,7 @@ import {
   toolEntry,
 } from "./registry";
 import { answerFor, failureFor, isThenable } from "./answer";
+import { singleText } from "./results";
 import type { SchemaInput } from "./schema";
 import type { Implementation, Meta } from "./types";
 
@@ -326,8 +327,16 @@ export class McpServer implements AsyncDisposable {
   }
 
   // Sends the result, exactly once; a handler that caught the end of its
-  // call (input_required) has nothing left to answer.
+  // call (input_required) has nothing left to answer. A tool's one text
+  // item goes as its text, which neither side has to encode or decode.
   #answer(call: bigint, kind: number, extra: CallContext, value: unknown): void {
+    const text = kind === CallKind.Tool ? singleText(value) : undefined;
+    if (text !== undefined) {
+      if (!extra.ended) {
+        this.#native.callCompleteText(call, text);
+      }
+      return;
+    }
     let json: string;
     try {
       json = JSON.stringify(value);

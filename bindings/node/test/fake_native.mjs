@@ -11,7 +11,7 @@ export class FakeNative {
   servers = [];
 
   load() {
-    return (1 << 16) | 1;
+    return (1 << 16) | 3;
   }
   version() {
     return "0.0.0-fake";
@@ -56,6 +56,12 @@ export class FakeNative {
   }
   callComplete(call, json) {
     return this.#answer(call, { result: JSON.parse(json) });
+  }
+  // The calls answered with callCompleteText, in order.
+  texts = [];
+  callCompleteText(call, text) {
+    this.texts.push(call);
+    return this.#answer(call, { result: { content: [{ type: "text", text }] } });
   }
   callFail(call, code, message) {
     return this.#answer(call, { error: { code, message } });

@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 
 import {
   MAX_COMPLETION_VALUES,
+  singleText,
   toCallToolResult,
   toCompletion,
   toGetPromptResult,
@@ -93,4 +94,23 @@ describe("toCompletion", () => {
   it("takes a completion object", () => assert.deepEqual(toCompletion({ values: ["x"], total: 9 }), { values: ["x"], total: 9 }));
   it("takes a full result", () => assert.deepEqual(toCompletion({ completion: { values: [] } }), { values: [] }));
   it("refuses non-strings", () => assert.throws(() => toCompletion([1]), TypeError));
+});
+
+describe("singleText", () => {
+  const text = (t) => ({ type: "text", text: t });
+  const cases = [
+    ["one text item", { content: [text("hi")] }, "hi"],
+    ["an empty text", { content: [text("")] }, ""],
+    ["a result with more members", { content: [text("hi")], isError: true }, undefined],
+    ["two items", { content: [text("a"), text("b")] }, undefined],
+    ["an item with annotations", { content: [{ ...text("a"), annotations: { priority: 1 } }] }, undefined],
+    ["an image", { content: [{ type: "image", data: "AA==", mimeType: "image/png" }] }, undefined],
+    ["a text that is not a string", { content: [{ type: "text", text: 1 }] }, undefined],
+    ["a lone surrogate", { content: [text("x \ud800")] }, undefined],
+    ["an item with its own toJSON", { content: [Object.assign(Object.create({ toJSON: () => ({}) }), text("a"))] }, undefined],
+    ["not an object", "hi", undefined],
+  ];
+  for (const [name, result, want] of cases) {
+    it(name, () => assert.equal(singleText(result), want));
+  }
 });

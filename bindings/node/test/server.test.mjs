@@ -136,6 +136,18 @@ describe("tool calls", () => {
         '"structuredContent":{"meta":{"progressToken":7},"revision":"2025-06-18"}}}'));
   });
 
+  it("sends a tool's one text item as its text, and any other result as JSON", async () => {
+    server.registerTool("full", {}, () => ({ content: [{ type: "text", text: "x" }], isError: true }));
+    server.registerTool("surrogate", {}, () => "lone \ud800");
+    const before = fake.texts.length;
+    assert.deepEqual(await call("echo", { text: 'q " é \u0000' }), { result: { content: [{ type: "text", text: 'q " é \u0000' }] } });
+    assert.equal(fake.texts.length, before + 1);
+    assert.deepEqual(await call("full", {}), { result: { content: [{ type: "text", text: "x" }], isError: true } });
+    // UTF-8 cannot carry a lone surrogate: JSON escapes it.
+    assert.deepEqual(await call("surrogate", {}), { result: { content: [{ type: "text", text: "lone \ud800" }] } });
+    assert.equal(fake.texts.length, before + 1);
+  });
+
   it("answers a call for a removed entry as unknown", async () => {
     const got = await core.call(CallKind.Tool, 9999, { name: "gone" }).done;
     assert.deepEqual(got, { error: { code: -32602, message: 'unknown tool "gone"' } });

@@ -13,6 +13,7 @@ export const {
   McpServer,
   NativeError,
   ResourceTemplate,
+  Server,
   ValidationError,
   configure,
   version,

@@ -8,7 +8,7 @@
 //     async ({ text }) => String(text));
 //   await server.connectStdio();
 
-export { McpServer, type ServerOptions, type ListenOptions, type RegisteredItem } from "./server";
+export { McpServer, Server, type ServerOptions, type ListenOptions, type RegisteredItem } from "./server";
 export {
   ResourceTemplate,
   type ToolConfig,

@@ -138,6 +138,35 @@ export class McpServer implements AsyncDisposable {
     return this.#register(promptEntry(name, config, handler as PromptHandler<SchemaInput>));
   }
 
+  /** registerTool under its short name. */
+  tool<I extends SchemaInput | undefined = undefined>(name: string, config: ToolConfig<I>, handler: ToolHandler<I>): RegisteredItem {
+    return this.registerTool(name, config, handler);
+  }
+
+  /**
+   * registerResource with the name in the metadata, or the URI (template)
+   * itself when there is none.
+   */
+  resource(
+    uriOrTemplate: string | ResourceTemplate,
+    metadata: ResourceMetadata & { name?: string },
+    handler: ReadResourceCallback | ReadResourceTemplateCallback,
+  ): RegisteredItem {
+    const { name, ...rest } = metadata;
+    const fallback = typeof uriOrTemplate === "string" ? uriOrTemplate : uriOrTemplate.uriTemplate;
+    return this.#register(resourceEntry(name ?? fallback, uriOrTemplate, rest, handler));
+  }
+
+  /** registerPrompt under its short name. */
+  prompt<A extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandler<A>): RegisteredItem {
+    return this.registerPrompt(name, config, handler);
+  }
+
+  /** connectStdio under its short name. */
+  serveStdio(): Promise<void> {
+    return this.connectStdio();
+  }
+
   /** Serves MCP on this process's stdin and stdout; resolves once serving. */
   async connectStdio(): Promise<void> {
     this.#startServing();
@@ -406,6 +435,26 @@ export class McpServer implements AsyncDisposable {
     this.#exchanges.endAll();
     this.#native.serverFree(this.#handle);
     this.#resolveClosed();
+  }
+}
+
+const OPTION_KEYS = ["instructions", "maxConcurrency", "maxQueue", "requestTimeoutMs", "pageSize", "revisions", "http", "onLog"] as const;
+
+/**
+ * McpServer with the server's identity and options in one object:
+ * new Server({ name, version, instructions, ... }).
+ */
+export class Server extends McpServer {
+  constructor(config: Implementation & ServerOptions) {
+    const info: { [key: string]: unknown } = { ...config };
+    const options: { [key: string]: unknown } = {};
+    for (const key of OPTION_KEYS) {
+      if (key in info) {
+        options[key] = info[key];
+        delete info[key];
+      }
+    }
+    super(info as unknown as Implementation, options as ServerOptions);
   }
 }
 

@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 
 import { z } from "zod";
 
-import { McpError, McpServer, ResourceTemplate } from "../dist/index.js";
+import { McpError, McpServer, ResourceTemplate, Server } from "../dist/index.js";
 import { CallKind, FakeNative } from "./fake_native.mjs";
 
 const fake = new FakeNative();
@@ -22,6 +22,25 @@ describe("registration", () => {
   it("sends the server info and options", () => {
     const { core } = newServer({ instructions: "use it", maxConcurrency: 4 });
     assert.deepEqual(core.options, { name: "t", version: "1.0.0", instructions: "use it", max_concurrency: 4 });
+  });
+
+  it("takes identity and options in one object as Server, with the short method names", async () => {
+    const server = new Server({ name: "s", version: "2.0.0", title: "S", instructions: "short", pageSize: 10 });
+    const core = fake.servers.at(-1);
+    assert.deepEqual(core.options, { name: "s", version: "2.0.0", title: "S", instructions: "short", page_size: 10 });
+    assert.deepEqual(server.serverInfo, { name: "s", version: "2.0.0", title: "S" });
+    server.tool("t", { description: "d" }, () => "ok");
+    server.resource("test://r", { mimeType: "text/plain" }, () => "r");
+    server.resource("test://named/{id}", { name: "named" }, () => "n");
+    server.prompt("p", {}, () => "hi");
+    assert.deepEqual([...core.catalogue.values()], [
+      JSON.parse('{"kind":"tool","name":"t","description":"d","inputSchema":{"type":"object","properties":{}}}'),
+      JSON.parse('{"kind":"resource","uri":"test://r","name":"test://r","mimeType":"text/plain"}'),
+      JSON.parse('{"kind":"template","uriTemplate":"test://named/{id}","name":"named"}'),
+      JSON.parse('{"kind":"prompt","name":"p"}'),
+    ]);
+    await server.serveStdio();
+    assert.equal(core.serving, "stdio");
   });
 
   it("sends tools as the protocol's Tool objects", () => {

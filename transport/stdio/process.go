@@ -85,6 +85,7 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Process, error) {
 		inW.Close()
 		return nil, fmt.Errorf("stdio: pipe: %w", err)
 	}
+	growPipes(inW, outR)
 	p := &Process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), closing: make(chan struct{})}
 	p.lines = newVerbatimReader(outR, ClientMaxLineBytes)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &p.stderr

@@ -3,6 +3,7 @@
 package stdio
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 
@@ -27,4 +28,14 @@ func killGroup(cmd *exec.Cmd) error {
 		return nil
 	}
 	return err
+}
+
+// growPipes widens the child's pipes from our side, as ServeFD does from a
+// server's (a server in another language may not).
+func growPipes(files ...*os.File) {
+	for _, f := range files {
+		if rc, err := f.SyscallConn(); err == nil { // not Fd(): that would make f blocking
+			_ = rc.Control(func(fd uintptr) { growPipe(int(fd)) })
+		}
+	}
 }

@@ -11,9 +11,12 @@ package transport
 import "context"
 
 // Sink receives encoded JSON-RPC messages, one complete message per call,
-// without a trailing newline. Send must be safe for concurrent use. An error
-// means the message could not be delivered; the session then stops using the
-// sink for anything but further attempts that will fail the same way.
+// without a trailing newline. The sender never changes msg's bytes after
+// Send, so a sink may keep it without a copy (one message may go to several
+// sinks: none may change it either). Send must be safe for concurrent use.
+// An error means the message could not be delivered; the session then stops
+// using the sink for anything but further attempts that will fail the same
+// way.
 type Sink interface {
 	Send(msg []byte) error
 }

@@ -122,6 +122,11 @@ type Prepared struct {
 	ls          *legacySession
 	lastEventID string
 	sseSession  string
+
+	// rep and w are the reply and writer of a request that runs a
+	// handler, made with the Prepared rather than on their own.
+	rep reply
+	w   writer
 }
 
 // Prepare checks r (security, method, media types, size, body and the

@@ -73,9 +73,17 @@ func (h *Handler) ServeBody(w http.ResponseWriter, r *http.Request, body []byte)
 	h.serve(w, r, body, true)
 }
 
+// exchange is what the Handler keeps of one request, in one allocation.
+type exchange struct {
+	req Request
+	out httpOutput
+}
+
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, haveBody bool) {
-	req := h.requestOf(r)
-	out := newHTTPOutput(w, h.e.o.WriteTimeout)
+	x := new(exchange)
+	req, out := &x.req, &x.out
+	h.requestOf(req, r)
+	out.init(w, h.e.o.WriteTimeout)
 	defer out.done()
 	ep, resp := h.e.admit(req)
 	if resp != nil {
@@ -105,13 +113,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, hav
 	}
 }
 
-// requestOf copies what the Engine needs of r.
-func (h *Handler) requestOf(r *http.Request) *Request {
-	req := &Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, Host: r.Host}
+// requestOf copies what the Engine needs of r into req.
+func (h *Handler) requestOf(req *Request, r *http.Request) {
+	*req = Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, Host: r.Host}
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
 		req.LocalAddr = h.localAddrText(a)
 	}
-	return req
 }
 
 var errTooLarge = errors.New("streamhttp: body too large")
@@ -160,13 +167,13 @@ func (h *Handler) readError(err error) *Response {
 // a healthy stream may last.
 type httpOutput struct {
 	w       http.ResponseWriter
-	rc      *http.ResponseController
+	rc      http.ResponseController
 	timeout time.Duration
 	length  int // of the whole body, if sizeBody announced it; -1 otherwise
 }
 
-func newHTTPOutput(w http.ResponseWriter, timeout time.Duration) *httpOutput {
-	return &httpOutput{w: w, rc: http.NewResponseController(w), timeout: timeout, length: -1}
+func (o *httpOutput) init(w http.ResponseWriter, timeout time.Duration) {
+	*o = httpOutput{w: w, rc: *http.NewResponseController(w), timeout: timeout, length: -1}
 }
 
 // sizeBody implements bodySizer: the response is a whole body of n bytes.

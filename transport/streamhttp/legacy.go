@@ -122,7 +122,7 @@ func (e *Engine) execInit(ctx context.Context, p *Prepared, out Output) error {
 	}
 	ls := newLegacySession(&e.o)
 	ls.sess = e.srv.NewSession(transport.Info{Name: transportName, Batches: true}, transport.SinkFunc(ls.out))
-	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
+	rep := p.reply(e)
 	defer rep.leave()
 	deliver(context.WithoutCancel(ctx), ls.sess, p, rep)
 	answer, err := waitAnswer(ctx, rep)
@@ -147,6 +147,7 @@ func (e *Engine) execInit(ctx context.Context, p *Prepared, out Output) error {
 
 // waitAnswer returns the answer of a request that sends nothing else.
 func waitAnswer(ctx context.Context, rep *reply) ([]byte, error) {
+	var wake <-chan struct{} // made by the first wait
 	for {
 		msgs, _, overflow := rep.take()
 		if overflow {
@@ -157,8 +158,11 @@ func waitAnswer(ctx context.Context, rep *reply) ([]byte, error) {
 				return m, nil
 			}
 		}
+		if wake == nil {
+			wake = rep.wakeup()
+		}
 		select {
-		case <-rep.wake:
+		case <-wake:
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}
@@ -171,18 +175,21 @@ func (e *Engine) execLegacyCall(ctx context.Context, p *Prepared, out Output) er
 	ls := p.ls
 	ls.begin()
 	defer ls.done()
-	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
 	// The writer watches the Engine and the session itself; a context bound
 	// to both is made only if the reply becomes a resumable stream.
-	w := &writer{e: e, out: out, rep: rep, dialect: e.legacy, life: e.life.Done(), ls: ls,
-		resumable: func() (*sse.Store, bool) {
-			st := sse.NewStore(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
-			ls.addStream(st, e.o.MaxStoredStreams)
-			return st, primes(ls.rev)
-		}}
+	w := &p.w
+	*w = writer{e: e, out: out, rep: p.reply(e), dialect: e.legacy, life: e.life.Done(), ls: ls, resumable: true}
 	// A disconnect is not a cancel on the legacy revisions: the handler's
 	// context does not end with the request's.
 	return e.serveReply(ctx, context.WithoutCancel(ctx), ls.sess, p, w)
+}
+
+// newStream makes the store a reply on ls moves into once it is an SSE
+// stream, and reports whether the stream opens with a priming event.
+func (e *Engine) newStream(ls *legacySession) (*sse.Store, bool) {
+	st := sse.NewStore(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
+	ls.addStream(st, e.o.MaxStoredStreams)
+	return st, primes(ls.rev)
 }
 
 // primes reports whether a revision opens SSE streams with a priming event

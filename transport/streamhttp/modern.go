@@ -103,7 +103,6 @@ func nameMember(method string) string {
 // the stream closes the session, which cancels the handler; nothing more
 // is written after that.
 func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error {
-	rep := newReply(e.o.MaxStreamEvents, e.o.MaxStreamBytes)
 	sess := e.srv.NewSession(transport.Info{Name: transportName, Revision: p.dialect.Revision()},
 		transport.SinkFunc(discard))
 	e.streams.add(sess)
@@ -113,7 +112,8 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 	}()
 	// The writer watches the Engine's life itself: no context derived from
 	// both for each request.
-	w := &writer{e: e, out: out, rep: rep, dialect: p.dialect, life: e.life.Done()}
+	w := &p.w
+	*w = writer{e: e, out: out, rep: p.reply(e), dialect: p.dialect, life: e.life.Done()}
 	return e.serveReply(ctx, ctx, sess, p, w)
 }
 

@@ -21,16 +21,23 @@ var (
 // an sse.Store instead, where a reconnecting client finds them.
 type reply struct {
 	maxEvents, maxBytes int
-	wake                chan struct{}
 	dueAfter            time.Duration // StreamAfter, for an inline handler
 
-	mu       sync.Mutex
-	pending  [][]byte
-	bytes    int
-	final    bool // the answer is among the messages
-	overflow bool
-	gone     bool       // the writer left: later messages are dropped
-	store    *sse.Store // non-nil once resumable
+	mu sync.Mutex
+	// wake is poked when a message or the end arrives; it is made by the
+	// first wait (wakeup), so an answer there at once needs no channel.
+	wake    chan struct{}
+	pending [][]byte
+	// first holds the first message sent, so that the one answer most
+	// replies carry needs no slice of its own; taken once, it is never
+	// written again (the writer reads what take gave it unlocked).
+	first     [1][]byte
+	firstUsed bool
+	bytes     int
+	final     bool // the answer is among the messages
+	overflow  bool
+	gone      bool       // the writer left: later messages are dropped
+	store     *sse.Store // non-nil once resumable
 
 	// While a handler runs on the request's goroutine (transport.Inliner),
 	// nobody is writing: the first message or abandon in that time, or
@@ -42,12 +49,17 @@ type reply struct {
 	due     *dueTimer
 }
 
-func newReply(maxEvents, maxBytes int) *reply {
-	return &reply{maxEvents: maxEvents, maxBytes: maxBytes, wake: make(chan struct{}, 1)}
+// reply returns p's reply, set up under e's limits: a request's reply (and
+// its writer) are part of its Prepared, not allocations of their own.
+func (p *Prepared) reply(e *Engine) *reply {
+	r := &p.rep
+	r.maxEvents, r.maxBytes = e.o.MaxStreamEvents, e.o.MaxStreamBytes
+	return r
 }
 
 // Send implements transport.Sink. It never blocks: a writer that falls
-// more than the limits behind loses its stream.
+// more than the limits behind loses its stream. msg is kept as it is: a
+// sender never changes a message it sent (see transport.Sink).
 func (r *reply) Send(msg []byte) error {
 	fin := isFinal(msg)
 	r.mu.Lock()
@@ -65,16 +77,19 @@ func (r *reply) Send(msg []byte) error {
 		return errWriterGone
 	case len(r.pending) > 0 && (len(r.pending) >= r.maxEvents || r.bytes+len(msg) > r.maxBytes):
 		r.overflow, r.gone, r.pending = true, true, nil
+		r.pokeLocked()
 		r.mu.Unlock()
-		r.poke()
 		return errSlowClient
 	}
-	r.pending = append(r.pending, bytes.Clone(msg))
+	if r.pending == nil && !r.firstUsed {
+		r.pending, r.firstUsed = r.first[:0], true
+	}
+	r.pending = append(r.pending, msg)
 	r.bytes += len(msg)
 	r.final = r.final || fin
 	r.spawnLocked(false)
+	r.pokeLocked()
 	r.mu.Unlock()
-	r.poke()
 	return nil
 }
 
@@ -189,15 +204,32 @@ func (r *reply) Abandon() {
 		r.store.Close()
 	}
 	r.spawnLocked(false)
+	r.pokeLocked()
 	r.mu.Unlock()
-	r.poke()
 }
 
-func (r *reply) poke() {
+// pokeLocked wakes a waiting writer; without a wake channel nobody waits
+// yet, and wakeup sees what arrived.
+func (r *reply) pokeLocked() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
+}
+
+// wakeup returns the channel a writer waits on for what Send and Abandon
+// bring, made on first use. Whatever came since the last take, when no
+// channel was there to poke, is a wake-up already.
+func (r *reply) wakeup() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.wake == nil {
+		r.wake = make(chan struct{}, 1)
+		if len(r.pending) > 0 || r.final || r.overflow {
+			r.wake <- struct{}{}
+		}
+	}
+	return r.wake
 }
 
 // take returns the messages waiting, whether the answer is among what was

@@ -24,10 +24,9 @@ type writer struct {
 	out     Output
 	rep     *reply
 	dialect protocol.Dialect
-	// resumable, when set (legacy sessions), makes an SSE reply resumable:
-	// it returns the store the reply moves into and whether the stream opens
-	// with a priming event.
-	resumable func() (*sse.Store, bool)
+	// resumable, when set (legacy sessions, ls), makes an SSE reply
+	// resumable: it moves into a store of ls (Engine.newStream).
+	resumable bool
 	header    http.Header // extra response headers
 	// life and ls, if set, end the reply like ctx does (the Engine closing,
 	// the legacy session ending), so that a request needs no context derived
@@ -74,6 +73,7 @@ func (w *writer) runDue(ctx context.Context, due bool) error {
 	if w.ls != nil {
 		lsDone = w.ls.ctx.Done()
 	}
+	var wake <-chan struct{} // made by the first wait
 	for {
 		msgs, final, overflow := w.rep.take()
 		switch {
@@ -127,8 +127,11 @@ func (w *writer) runDue(ctx context.Context, due bool) error {
 				after = t.C
 			}
 		}
+		if wake == nil {
+			wake = w.rep.wakeup()
+		}
 		select {
-		case <-w.rep.wake:
+		case <-wake:
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-w.life:
@@ -171,8 +174,8 @@ func (w *writer) begin(taken [][]byte) (*sse.Store, string) {
 	var store *sse.Store
 	var start string
 	priming := false
-	if w.resumable != nil {
-		store, priming = w.resumable()
+	if w.resumable {
+		store, priming = w.e.newStream(w.ls)
 		start = w.rep.resumable(store, priming, taken)
 	}
 	h := sse.Header()

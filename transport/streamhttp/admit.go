@@ -48,8 +48,12 @@ func (e *Engine) admit(r *Request) (endpoint, *Response) {
 	if ep == epMCP && (!accepts(r.Header, "application/json") || !accepts(r.Header, "text/event-stream")) {
 		return 0, transportError(http.StatusNotAcceptable, "Accept must list application/json and text/event-stream")
 	}
-	if n, err := strconv.ParseInt(headerOne(r.Header, "Content-Length"), 10, 64); err == nil && n > e.o.MaxBodyBytes {
-		return 0, e.tooLarge()
+	// Without the header (a chunked body) there is nothing to parse: the
+	// error ParseInt would make of "" is an allocation.
+	if cl := headerOne(r.Header, "Content-Length"); cl != "" {
+		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n > e.o.MaxBodyBytes {
+			return 0, e.tooLarge()
+		}
 	}
 	return ep, nil
 }

@@ -69,6 +69,11 @@ func stringMember(obj []byte, name string) (string, bool) {
 	if !ok || !isString(raw) {
 		return "", false
 	}
+	return stringOf(raw)
+}
+
+// stringOf returns the text of raw, a JSON string (isString).
+func stringOf(raw []byte) (string, bool) {
 	if plain(raw[1 : len(raw)-1]) {
 		return string(raw[1 : len(raw)-1]), true
 	}

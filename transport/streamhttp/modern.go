@@ -48,18 +48,20 @@ func (e *Engine) checkModernHeaders(h http.Header, v version, msg jsonrpc.Messag
 	} else {
 		jsonrpc.Members(msg.Params, names[:], vals[:])
 	}
-	var mv string
-	var hasMV bool
+	var mv []byte // params._meta's protocolVersion, when a string
 	if vals[0] != nil {
-		mv, hasMV = stringMember(vals[0], "io.modelcontextprotocol/protocolVersion")
+		if raw, ok := jsonrpc.Member(vals[0], "io.modelcontextprotocol/protocolVersion"); ok && isString(raw) {
+			mv = raw
+		}
 	}
 	switch {
 	case !v.present:
 		return headerMismatch(hdrProtocolVersion, "header %s is required", hdrProtocolVersion)
 	case !v.ok:
 		return headerMismatch(hdrProtocolVersion, "header %s is malformed", hdrProtocolVersion)
-	case hasMV && mv != v.value:
-		return headerMismatch(hdrProtocolVersion, "header %s is %q but params._meta says %q", hdrProtocolVersion, v.value, mv)
+	case mv != nil && !stringIs(mv, v.value):
+		said, _ := stringOf(mv)
+		return headerMismatch(hdrProtocolVersion, "header %s is %q but params._meta says %q", hdrProtocolVersion, v.value, said)
 	}
 	switch m, present, ok := headerValue(h, hdrMethod); {
 	case !present:

@@ -37,9 +37,11 @@ func AppendID(dst []byte, id ID) []byte {
 // 64 KiB result the saved allocation was the larger cost, since a fresh
 // buffer that size costs more to fault in and clear than to fill.
 func MarshalResponse(id ID, result any) ([]byte, error) {
+	// The pooled (empty) slice is encoded into where it lies: a local copy
+	// of it would escape to the heap through EncodeInto.
 	sp := scratch.Get().(*[]byte)
-	body := (*sp)[:0]
-	err := encoder.EncodeInto(&body, result, encoderOptions)
+	err := encoder.EncodeInto(sp, result, encoderOptions)
+	body := *sp
 	var out []byte
 	if err == nil {
 		out = AppendResponse(make([]byte, 0, len(body)+len(envelopeHead)+48), id, body)

@@ -30,6 +30,9 @@ type admission struct {
 	logLevel int
 	// params are the members of params the core reads itself.
 	params paramMembers
+	// caps holds a 2026-07-28 request's capabilities (clientCaps points
+	// here): the admission lives in its call, so they need no allocation.
+	caps spec.ClientCapabilities
 }
 
 // paramMembers are the members of a request's params that admission, the
@@ -55,28 +58,24 @@ func methodNotFound(method string) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.KindProtocol, jsonrpc.CodeMethodNotFound, "method not found: %s", method)
 }
 
-// admit decides the request's dialect and checks it may be served. The
-// returned admission's dialect is set even on error when it is known, so
-// the error can be shaped for the revision.
-func (s *Session) admit(msg jsonrpc.Message) (admission, *jsonrpc.Error) {
-	a := admission{params: scanParams(msg.Params)}
+// admit decides the request's dialect into a, its call's (zero) admission,
+// and checks it may be served. a's dialect is set even on error when it is
+// known, so the error can be shaped for the revision.
+func (s *Session) admit(msg jsonrpc.Message, a *admission) *jsonrpc.Error {
+	a.params = scanParams(msg.Params)
 	if raw := a.params.meta; len(raw) > 0 {
 		if raw[0] != '{' {
-			return a, invalidParams("params._meta must be an object")
+			return invalidParams("params._meta must be an object")
 		}
 		if err := jsonrpc.UnmarshalDecoded(raw, &a.meta); err != nil {
-			return a, invalidParams("%s", jsonrpc.Describe(err, "params._meta"))
+			return invalidParams("%s", jsonrpc.Describe(err, "params._meta"))
 		}
 		a.rawMeta = raw
 	}
-	modern := a.meta.ProtocolVersion != nil || (s.fixed != nil && s.fixed.Era() == protocol.Modern)
-	var err *jsonrpc.Error
-	if modern {
-		err = s.admitModern(msg.Method, &a)
-	} else {
-		err = s.admitLegacy(msg.Method, &a)
+	if a.meta.ProtocolVersion != nil || (s.fixed != nil && s.fixed.Era() == protocol.Modern) {
+		return s.admitModern(msg.Method, a)
 	}
-	return a, err
+	return s.admitLegacy(msg.Method, a)
 }
 
 // admitModern applies the 2026-07-28 per-request rules.
@@ -95,15 +94,14 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 	if len(a.meta.ClientCapabilities) == 0 || a.meta.ClientCapabilities[0] != '{' {
 		return invalidParams("params._meta[%q] is required and must be an object", spec.MetaClientCapabilities)
 	}
-	var caps spec.ClientCapabilities
 	// The empty object, what most requests carry, is the zero value: no
 	// decoder needed.
 	if raw := a.meta.ClientCapabilities; string(raw) != "{}" {
-		if err := jsonrpc.UnmarshalDecoded(raw, &caps); err != nil {
+		if err := jsonrpc.UnmarshalDecoded(raw, &a.caps); err != nil {
 			return invalidParams("%s", jsonrpc.Describe(err, "params._meta["+strconv.Quote(spec.MetaClientCapabilities)+"]"))
 		}
 	}
-	a.clientCaps, a.clientInfo = &caps, a.meta.ClientInfo
+	a.clientCaps, a.clientInfo = &a.caps, a.meta.ClientInfo
 	a.logLevel = -1
 	if a.meta.LogLevel != nil {
 		sev, ok := a.meta.LogLevel.Severity()

@@ -57,15 +57,21 @@ type call struct {
 	replyEnded bool
 }
 
-func (s *Session) newCall(msg jsonrpc.Message, adm admission, reply transport.Sink) *call {
-	c := &call{s: s, id: msg.ID, method: msg.Method, params: msg.Params, adm: adm, reply: reply}
-	c.req = router.Request{Method: msg.Method, Revision: adm.dialect.Revision(),
+// newCall returns the call of msg, still to be admitted into c.adm (admit)
+// and then made ready to run (admitted).
+func (s *Session) newCall(msg jsonrpc.Message, reply transport.Sink) *call {
+	return &call{s: s, id: msg.ID, method: msg.Method, params: msg.Params, reply: reply}
+}
+
+// admitted sets up what the handler gets from the admission in c.adm.
+func (c *call) admitted() {
+	adm := &c.adm
+	c.req = router.Request{Method: c.method, Revision: adm.dialect.Revision(),
 		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, RawMeta: adm.rawMeta}
-	if m, ok := adm.dialect.Catalogue().Lookup(msg.Method); ok && m.InputRequired {
+	if m, ok := adm.dialect.Catalogue().Lookup(c.method); ok && m.InputRequired {
 		c.in = inputs{c: c, modern: adm.dialect.Era() == protocol.Modern}
 		c.req.Inputs = &c.in
 	}
-	return c
 }
 
 // finish answers the call with res or err, unless it was already answered

@@ -115,7 +115,9 @@ func TestProgressRules(t *testing.T) {
 	f := newFixture(t, executor.Options{})
 	s, in := initialized(t, f)
 	d, _ := f.rt.registry.Lookup(spec.Rev20250618)
-	c := s.newCall(mustDecode(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":5}}}`), admission{dialect: d}, in)
+	c := s.newCall(mustDecode(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":5}}}`), in)
+	c.adm.dialect = d
+	c.admitted()
 	c.adm.meta.ProgressToken = []byte("5")
 	total := 10.0
 	require.NoError(t, c.Progress(1, &total, ""))

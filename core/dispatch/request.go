@@ -24,13 +24,13 @@ type method struct {
 
 // request admits one request and runs its method.
 func (s *Session) request(ctx context.Context, msg jsonrpc.Message, reply transport.Sink) {
-	adm, err := s.admit(msg)
-	if err != nil {
-		s.send(reply, jsonrpc.AppendError(nil, msg.ID, s.rt.wireError(adm.dialect, err)))
+	c := s.newCall(msg, reply)
+	if err := s.admit(msg, &c.adm); err != nil {
+		s.send(reply, jsonrpc.AppendError(nil, msg.ID, s.rt.wireError(c.adm.dialect, err)))
 		return
 	}
+	c.admitted()
 	m := s.rt.methods[msg.Method]
-	c := s.newCall(msg, adm, reply)
 	if m.stream || m.async {
 		if !s.register(c) {
 			s.send(reply, jsonrpc.AppendError(nil, msg.ID, jsonrpc.Errorf(jsonrpc.KindJSONRPC,

@@ -39,11 +39,13 @@ type call struct {
 	// inline is the reply while the handler runs on the delivering
 	// goroutine (run); only that goroutine touches it.
 	inline transport.Inliner
+	// m is the method the call runs (Run), set before it is submitted.
+	m method
 
 	mu   sync.Mutex
 	done bool
 	stop context.CancelCauseFunc
-	// unwatch deregisters the watch on the job's context (run); returned
+	// unwatch deregisters the watch on the job's parent (run); returned
 	// says the handler came back on its own, after which the watch has
 	// nothing left to answer.
 	unwatch   func() bool
@@ -153,30 +155,18 @@ func (c *call) encode(res spec.Result, err error) []byte {
 // the executor's queue comes.
 func (c *call) run(ctx context.Context, m method) {
 	ex := c.s.rt.cfg.Executor
-	job := func(ctx context.Context) {
-		res, err := m.run(ctx, c)
-		c.inlineEnd()
-		if ctx.Err() != nil {
-			// The deadline or a cancellation won the race with the handler:
-			// the answer is decided by the cause, not by what the handler
-			// returned in reaction to it.
-			c.terminal(ctx)
-		} else {
-			c.finish(res, err)
-		}
-		c.unwatchJob()
-	}
+	c.m = m
 	var (
 		jobCtx context.Context
 		stop   context.CancelCauseFunc
-		runNow func()
+		turn   executor.Turn
 		err    error
 	)
 	inl, _ := c.reply.(transport.Inliner)
 	if inl != nil {
-		jobCtx, stop, runNow, err = ex.SubmitInline(ctx, job)
+		jobCtx, stop, turn, err = ex.SubmitInline(ctx, c)
 	} else {
-		jobCtx, stop, err = ex.Submit(ctx, job)
+		jobCtx, stop, err = ex.SubmitJob(ctx, c)
 	}
 	switch {
 	case errors.Is(err, executor.ErrOverloaded):
@@ -193,25 +183,54 @@ func (c *call) run(ctx context.Context, m method) {
 	if abandoned {
 		stop(errCancelledByClient)
 	} else {
-		c.watch(jobCtx)
+		c.watch(ctx, jobCtx)
 	}
-	if runNow != nil {
+	if inl != nil {
 		// A job given a slot holds it until it has run, abandoned or not; a
 		// queued one waits here for its turn.
 		c.inline = inl
 		inl.Inline(true)
-		runNow()
+		turn.Run()
 		c.inlineEnd() // the handler panicked, or exited its goroutine
 	}
 }
 
-// watch answers for a job that ends other than by returning (a timeout, a
-// panic, a cancellation) while its handler may still run. A handler that
-// returns stops it first: otherwise the executor's ending the context with
-// ErrFinished would start a goroutine per call only to find there is
-// nothing to do.
-func (c *call) watch(jobCtx context.Context) {
-	unwatch := context.AfterFunc(jobCtx, func() { c.terminal(jobCtx) })
+// Run implements executor.Job: the method's handler, then its answer.
+func (c *call) Run(ctx context.Context) {
+	res, err := c.m.run(ctx, c)
+	c.inlineEnd()
+	if ctx.Err() != nil {
+		// The deadline or a cancellation won the race with the handler:
+		// the answer is decided by the cause, not by what the handler
+		// returned in reaction to it.
+		c.terminal(ctx)
+	} else {
+		c.finish(res, err)
+	}
+	c.unwatchJob()
+}
+
+// Ended implements executor.Job: a timeout, a panic or Close ended the job
+// while its handler may still run (or before it ran).
+func (c *call) Ended(ctx context.Context) { c.terminal(ctx) }
+
+// watch answers for a job whose parent context ends (the client or the
+// session going away) while its handler may still run; the executor tells
+// of the ends it makes itself (Ended). A parent that never ends needs no
+// watch. The watch is on the parent, not on the job's context: the parent
+// already lists the job's context among its children, where a watch on the
+// job's context made it a list of its own (two allocations). A handler that
+// returns stops it first.
+func (c *call) watch(parent, jobCtx context.Context) {
+	if parent.Done() == nil {
+		return
+	}
+	unwatch := context.AfterFunc(parent, func() {
+		// The job's context ends with its parent, in the same cancellation
+		// but perhaps only after this has started: wait for its cause.
+		<-jobCtx.Done()
+		c.terminal(jobCtx)
+	})
 	c.mu.Lock()
 	returned := c.returned
 	if !returned {

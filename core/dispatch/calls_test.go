@@ -49,7 +49,7 @@ func TestTimeoutAnswersWithDefinedError(t *testing.T) {
 }
 
 // A handler that ignores its context still has its call answered at the
-// deadline (by the watch on the job's context), and what it returns later
+// deadline (the executor tells the call, Ended), and what it returns later
 // is dropped.
 func TestTimeoutAnswersWhileTheHandlerIgnoresIt(t *testing.T) {
 	f := newFixture(t, executor.Options{Timeout: 50 * time.Millisecond})
@@ -68,6 +68,64 @@ func TestTimeoutAnswersWhileTheHandlerIgnoresIt(t *testing.T) {
 	<-returned
 	in.none(t, 50*time.Millisecond)
 }
+
+// abandonInbox is an inbox that records Abandon (transport.Abandoner).
+type abandonInbox struct {
+	*inbox
+	abandoned chan struct{}
+}
+
+func (b abandonInbox) Abandon() { close(b.abandoned) }
+
+// A request whose context ends (its client went away) while the handler
+// ignores it is abandoned at once, as the handler keeps running: the reply
+// learns it gets no answer, nothing is sent, and its id is free again.
+func TestParentEndAbandonsWhileTheHandlerIgnoresIt(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inline=%v", inline), func(t *testing.T) {
+			f := newFixture(t, executor.Options{})
+			release := make(chan struct{})
+			returned := make(chan struct{})
+			require.NoError(t, f.router.AddTool(spec.Tool{Name: "stuck"},
+				func(context.Context, *router.Request, json.RawMessage) (*spec.CallToolResult, error) {
+					defer close(returned)
+					f.entered <- struct{}{}
+					<-release
+					return &spec.CallToolResult{Content: []spec.Content{spec.TextContent("late")}}, nil
+				}))
+			s, in := initialized(t, f)
+			reply := abandonInbox{inbox: newInbox(), abandoned: make(chan struct{})}
+			var sink transport.Sink = reply
+			if inline {
+				sink = inlineInbox{reply}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			delivered := make(chan struct{})
+			go func() {
+				s.Deliver(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck"}}`), sink)
+				close(delivered)
+			}()
+			<-f.entered
+			cancel()
+			select {
+			case <-reply.abandoned:
+			case <-time.After(2 * time.Second):
+				t.Fatal("the reply was not abandoned while the handler ran")
+			}
+			s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"again"}}}`, in)
+			assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"again"}]}}`, in.next(t))
+			close(release)
+			<-returned
+			<-delivered
+			reply.none(t, 50*time.Millisecond)
+		})
+	}
+}
+
+// inlineInbox is an abandonInbox whose handler runs inline (transport.Inliner).
+type inlineInbox struct{ abandonInbox }
+
+func (inlineInbox) Inline(bool) {}
 
 func TestPanicIsAnErrorForThatCallOnly(t *testing.T) {
 	f := newFixture(t, executor.Options{})

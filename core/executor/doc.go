@@ -42,6 +42,11 @@
 // A job whose context ended before it left the queue never runs, whatever
 // the cause; the caller learns of it only through the context.
 //
+// A [Job] given to [Executor.SubmitJob] or [Executor.SubmitInline] is also
+// told of the ends the executor makes itself ([ErrTimeout], *[PanicError],
+// [ErrClosed]) by [Job.Ended], so that it needs no watch on its context for
+// them.
+//
 // # Limits
 //
 // Goroutines cannot be killed. Cancelling a job's context — by timeout,

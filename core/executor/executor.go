@@ -141,6 +141,30 @@ func New(opts Options) (*Executor, error) {
 	}, nil
 }
 
+// Job is what the executor runs. Submit takes a plain function (Func);
+// SubmitJob and SubmitInline take a Job, which can also learn of the ends
+// the executor makes itself without a context.AfterFunc on the job's
+// context (one was a third of the allocations of running a small job).
+type Job interface {
+	// Run does the work under ctx, the job's context.
+	Run(ctx context.Context)
+	// Ended is called, on a goroutine of its own and at most once, when
+	// the executor itself ends the job's context with ErrTimeout, ErrClosed
+	// or a *PanicError, whether Run was running, had returned or never ran.
+	// Ends that come from the parent or the job's cancel function are not
+	// reported: the submitter watches those itself if it must.
+	Ended(ctx context.Context)
+}
+
+// Func is a Job of a plain function; its Ended does nothing.
+type Func func(ctx context.Context)
+
+// Run calls f(ctx).
+func (f Func) Run(ctx context.Context) { f(ctx) }
+
+// Ended implements Job.
+func (Func) Ended(context.Context) {}
+
 // Job states, guarded by Executor.mu (read atomically as a hint by cancel).
 const (
 	stateQueued uint32 = iota + 1
@@ -152,7 +176,7 @@ const (
 // executor's lists (active or queue) while running or queued.
 type job struct {
 	e        *Executor
-	fn       func(context.Context)
+	job      Job
 	ctx      context.Context // what fn receives and Submit returns
 	jc       jobContext      // ctx, when the executor has a Timeout
 	stop     func(cause error)
@@ -165,11 +189,19 @@ type job struct {
 	turn chan struct{}
 
 	state      atomic.Uint32
+	told       atomic.Bool // Job.Ended was called
 	prev, next *job
 }
 
 // end cancels the job's context with cause (a no-op if already cancelled).
-func (j *job) end(cause error) { j.stop(cause) }
+// A cause of the executor's own making is told to the job (Job.Ended).
+func (j *job) end(cause error) {
+	j.stop(cause)
+	_, panicked := cause.(*PanicError)
+	if (cause == ErrTimeout || cause == ErrClosed || panicked) && j.told.CompareAndSwap(false, true) {
+		go j.job.Ended(j.ctx)
+	}
+}
 
 // jobContext is a job's cancelable context that also reports the
 // executor's deadline, which the executor's sweep enforces.
@@ -218,32 +250,54 @@ func (j *job) cancel(cause error) {
 // then sees an ended context.) Callers should call cancel when they lose
 // interest; doing so after the job has ended is harmless.
 func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) (ctx context.Context, cancel context.CancelCauseFunc, err error) {
-	ctx, cancel, _, err = e.submit(parent, fn, false)
+	if fn == nil {
+		return nil, nil, errNilArgument
+	}
+	return e.SubmitJob(parent, Func(fn))
+}
+
+// SubmitJob is Submit for a Job.
+func (e *Executor) SubmitJob(parent context.Context, job Job) (ctx context.Context, cancel context.CancelCauseFunc, err error) {
+	ctx, cancel, _, err = e.submit(parent, job, false)
 	return ctx, cancel, err
 }
 
-// SubmitInline is Submit for a caller that waits for fn anyway, such as the
-// goroutine of an HTTP request: handing fn to a worker and its answer back
-// costs two goroutine switches a call. The job is admitted (a slot, else the
-// queue, else ErrOverloaded) exactly as by Submit, but it runs on the
-// caller's goroutine: the caller must call run exactly once, there. With a
-// slot free, run runs fn at once; a queued job's run waits for its turn in
-// the queue (FIFO, as ever) and then runs fn, or returns without running it
-// if the job's context ends first (a queued job that ends never runs). fn
-// gets the same context, deadline, panic capture and terminal causes as a
-// job the executor starts itself, and cancel works before run as after.
-func (e *Executor) SubmitInline(parent context.Context, fn func(ctx context.Context)) (ctx context.Context, cancel context.CancelCauseFunc, run func(), err error) {
-	return e.submit(parent, fn, true)
+// SubmitInline is SubmitJob for a caller that waits for the job anyway,
+// such as the goroutine of an HTTP request: handing the job to a worker and
+// its answer back costs two goroutine switches a call. The job is admitted
+// (a slot, else the queue, else ErrOverloaded) exactly as by SubmitJob, but
+// it runs on the caller's goroutine: the caller must call run.Run exactly
+// once, there. With a slot free, Run runs the job at once; a queued job's
+// Run waits for its turn in the queue (FIFO, as ever) and then runs it, or
+// returns without running it if the job's context ends first (a queued job
+// that ends never runs). The job gets the same context, deadline, panic
+// capture and terminal causes as one the executor starts itself, and cancel
+// works before Run as after.
+func (e *Executor) SubmitInline(parent context.Context, job Job) (ctx context.Context, cancel context.CancelCauseFunc, run Turn, err error) {
+	return e.submit(parent, job, true)
 }
 
-func (e *Executor) submit(parent context.Context, fn func(ctx context.Context), inline bool) (ctx context.Context, cancel context.CancelCauseFunc, run func(), err error) {
-	if parent == nil || fn == nil {
-		return nil, nil, nil, errNilArgument
+// Turn is a job admitted by SubmitInline, for its submitter to run. It is
+// a value rather than a function: a closure per job was an allocation.
+type Turn struct{ j *job }
+
+// Run runs the job on the caller's goroutine (see SubmitInline).
+func (t Turn) Run() {
+	if t.j.turn != nil {
+		t.j.e.awaitTurn(t.j)
+	} else {
+		t.j.e.runInline(t.j)
+	}
+}
+
+func (e *Executor) submit(parent context.Context, work Job, inline bool) (ctx context.Context, cancel context.CancelCauseFunc, run Turn, err error) {
+	if parent == nil || work == nil {
+		return nil, nil, Turn{}, errNilArgument
 	}
 	// Contexts are built before taking the lock: the deadline counts from
 	// here, and building them may lock parent, which must not happen while
 	// the executor's lock is held by every submitter.
-	j := &job{e: e, fn: fn}
+	j := &job{e: e, job: work}
 	j.ctx, j.stop = context.WithCancelCause(parent)
 	if e.timeout > 0 {
 		j.deadline = time.Now().Add(e.timeout)
@@ -266,10 +320,10 @@ func (e *Executor) submit(parent context.Context, fn func(ctx context.Context), 
 		// A running job needs no queue bookkeeping on cancel: hand out the
 		// context's own cancel function and save the j.cancel closure.
 		if inline {
-			return j.ctx, j.stop, func() { e.runInline(j) }, nil
+			return j.ctx, j.stop, Turn{j}, nil
 		}
 		e.start(j)
-		return j.ctx, j.stop, nil, nil
+		return j.ctx, j.stop, Turn{}, nil
 	case e.queue.n < e.maxQueue:
 		j.state.Store(stateQueued)
 		e.queue.pushBack(j)
@@ -279,7 +333,7 @@ func (e *Executor) submit(parent context.Context, fn func(ctx context.Context), 
 		j.unwatch = context.AfterFunc(j.ctx, func() { e.dropQueued(j, nil) })
 		if inline {
 			j.turn = make(chan struct{})
-			run = func() { e.awaitTurn(j) }
+			run = Turn{j}
 		}
 		e.mu.Unlock()
 		return j.ctx, j.cancel, run, nil
@@ -287,8 +341,8 @@ func (e *Executor) submit(parent context.Context, fn func(ctx context.Context), 
 		err = ErrOverloaded
 	}
 	e.mu.Unlock()
-	j.end(err) // release the contexts we built
-	return nil, nil, nil, err
+	j.stop(err) // release the contexts we built; the job is not told
+	return nil, nil, Turn{}, err
 }
 
 // start runs j, already in the active list, on a parked worker or a new
@@ -444,7 +498,7 @@ func (e *Executor) execute(j *job) (ok bool) {
 			go e.run(n)
 		}
 	}()
-	j.fn(j.ctx)
+	j.job.Run(j.ctx)
 	returned = true
 	return true
 }

@@ -34,15 +34,14 @@ func TestSubmitInlineRunsOnTheCaller(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newExecutor(t, Options{MaxConcurrency: 1})
 			ran := false
-			ctx, _, run, err := e.SubmitInline(context.Background(), func(ctx context.Context) {
+			ctx, _, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
 				ran = true // no synchronisation needed: same goroutine
 				tt.fn(ctx)
-			})
+			}))
 			require.NoError(t, err)
-			require.NotNil(t, run, "a slot was free")
 			assert.Equal(t, Stats{Running: 1}, e.Stats(), "the slot is taken before run")
 			assert.False(t, ran)
-			run()
+			run.Run()
 			assert.True(t, ran)
 			require.Error(t, ctx.Err(), "the context ends when fn does")
 			tt.check(t, context.Cause(ctx))
@@ -57,16 +56,15 @@ func TestSubmitInlineRunsOnTheCaller(t *testing.T) {
 func TestSubmitInlineQueues(t *testing.T) {
 	e := newExecutor(t, Options{MaxConcurrency: 1})
 	release := make(chan struct{})
-	_, _, run, err := e.SubmitInline(context.Background(), func(context.Context) { <-release })
+	_, _, run, err := e.SubmitInline(context.Background(), Func(func(context.Context) { <-release }))
 	require.NoError(t, err)
-	require.NotNil(t, run)
 
 	var order []string
 	var mu sync.Mutex
 	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
 	before := make(chan struct{})
 	submit(t, e, func(context.Context) { note("before"); close(before) })
-	_, _, run2, err := e.SubmitInline(context.Background(), func(context.Context) { note("inline") })
+	_, _, run2, err := e.SubmitInline(context.Background(), Func(func(context.Context) { note("inline") }))
 	require.NoError(t, err)
 	require.NotNil(t, run2)
 	after := make(chan struct{})
@@ -74,9 +72,9 @@ func TestSubmitInlineQueues(t *testing.T) {
 	assert.Equal(t, Stats{Running: 1, Queued: 3}, e.Stats())
 
 	ran := make(chan struct{})
-	go func() { run2(); close(ran) }()
+	go func() { run2.Run(); close(ran) }()
 	close(release)
-	run()
+	run.Run()
 	waitDone(t, before, "the job queued first")
 	waitDone(t, ran, "the inline job's turn")
 	waitDone(t, after, "the job queued last")
@@ -90,16 +88,16 @@ func TestSubmitInlineQueues(t *testing.T) {
 func TestSubmitInlineQueuedCancel(t *testing.T) {
 	e := newExecutor(t, Options{MaxConcurrency: 1})
 	release := make(chan struct{})
-	_, _, run, err := e.SubmitInline(context.Background(), func(context.Context) { <-release })
+	_, _, run, err := e.SubmitInline(context.Background(), Func(func(context.Context) { <-release }))
 	require.NoError(t, err)
-	ctx, cancel, run2, err := e.SubmitInline(context.Background(), func(context.Context) { t.Error("a cancelled queued job ran") })
+	ctx, cancel, run2, err := e.SubmitInline(context.Background(), Func(func(context.Context) { t.Error("a cancelled queued job ran") }))
 	require.NoError(t, err)
 	cancel(errors.New("gone"))
-	run2()
+	run2.Run()
 	require.Error(t, ctx.Err())
 	assert.Equal(t, Stats{Running: 1}, e.Stats(), "the cancelled job left the queue")
 	close(release)
-	run()
+	run.Run()
 	assert.Equal(t, Stats{}, e.Stats())
 }
 
@@ -120,15 +118,15 @@ func TestSubmitInlineDeadlineAndCancel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newExecutor(t, tt.opts)
 			var seen error
-			ctx, cancel, run, err := e.SubmitInline(context.Background(), func(ctx context.Context) {
+			ctx, cancel, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
 				<-ctx.Done()
 				seen = context.Cause(ctx)
-			})
+			}))
 			require.NoError(t, err)
 			if tt.cancel {
 				cancel(errMine) // before run, as a caller losing interest may
 			}
-			run()
+			run.Run()
 			assert.ErrorIs(t, seen, tt.want)
 			assert.ErrorIs(t, context.Cause(ctx), tt.want)
 		})
@@ -140,14 +138,14 @@ func TestSubmitInlineClose(t *testing.T) {
 	e := newExecutor(t, Options{})
 	entered := make(chan struct{})
 	var seen error
-	_, _, run, err := e.SubmitInline(context.Background(), func(ctx context.Context) {
+	_, _, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
 		close(entered)
 		<-ctx.Done()
 		seen = context.Cause(ctx)
-	})
+	}))
 	require.NoError(t, err)
 	done := make(chan struct{})
-	go func() { run(); close(done) }()
+	go func() { run.Run(); close(done) }()
 	waitDone(t, entered, "the inline job to start")
 	e.Close()
 	waitDone(t, done, "the inline job to end")

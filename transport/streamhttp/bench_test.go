@@ -92,7 +92,10 @@ func benchHandler(b *testing.B, headers map[string]string, body []byte, setup fu
 			req = append(append(req[:0], head...), `"id":`...)
 			req = strconv.AppendInt(req, ids.Add(1), 10)
 			req = append(append(req, ','), tail...)
-			r, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:8080/mcp", bytes.NewReader(req))
+			// net/http gives each request a context of its own, cancelled
+			// when the handler returns.
+			rctx, cancel := context.WithCancel(ctx)
+			r, _ := http.NewRequestWithContext(rctx, http.MethodPost, "http://127.0.0.1:8080/mcp", bytes.NewReader(req))
 			for k, v := range headers {
 				r.Header.Set(k, v)
 			}
@@ -100,6 +103,7 @@ func benchHandler(b *testing.B, headers map[string]string, body []byte, setup fu
 			w.status = 0
 			w.n = 0
 			h.ServeHTTP(w, r)
+			cancel()
 			if w.status != 200 && w.status != 0 || !bytes.Contains(w.head[:], []byte(`"result":`)) {
 				b.Fatalf("status %d: %s", w.status, w.head[:min(w.n, len(w.head))])
 			}

@@ -170,6 +170,9 @@ type httpOutput struct {
 	rc      http.ResponseController
 	timeout time.Duration
 	length  int // of the whole body, if sizeBody announced it; -1 otherwise
+	// armed says Write just set the deadline: the Flush that follows it
+	// (the same bytes, on to the client) needs no other.
+	armed bool
 }
 
 func (o *httpOutput) init(w http.ResponseWriter, timeout time.Duration) {
@@ -188,7 +191,7 @@ func (o *httpOutput) Start(status int, header http.Header) error {
 		// With its length known, net/http sends the body as it is, not
 		// chunked: the head and a small body leave in one write, with no
 		// terminating chunk to write after it.
-		h["Content-Length"] = []string{strconv.Itoa(o.length)}
+		h["Content-Length"] = contentLength(o.length)
 	}
 	o.w.WriteHeader(status)
 	return nil
@@ -196,17 +199,39 @@ func (o *httpOutput) Start(status int, header http.Header) error {
 
 func (o *httpOutput) Write(chunk []byte) error {
 	o.deadline()
+	o.armed = true
 	_, err := o.w.Write(chunk)
 	return err
 }
 
 func (o *httpOutput) Flush() error {
-	o.deadline()
+	if !o.armed {
+		o.deadline()
+	}
+	o.armed = false
 	err := o.rc.Flush()
 	if errors.Is(err, http.ErrNotSupported) {
 		return nil
 	}
 	return err
+}
+
+// contentLengths are the Content-Length values of the small bodies most
+// answers have, made once each: httpOutput.Start only hands them to net/http,
+// which copies header values before writing them (a slice and a string per
+// answer were two allocations).
+var contentLengths [4096]atomic.Pointer[[]string]
+
+func contentLength(n int) []string {
+	if n >= len(contentLengths) {
+		return []string{strconv.Itoa(n)}
+	}
+	if v := contentLengths[n].Load(); v != nil {
+		return *v
+	}
+	v := []string{strconv.Itoa(n)}
+	contentLengths[n].Store(&v)
+	return v
 }
 
 // SetWriteDeadline implements sse.WriteDeadliner.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -210,4 +212,17 @@ func TestEngineCloseEndsResponses(t *testing.T) {
 	a := <-got
 	assert.Equal(t, http.StatusServiceUnavailable, a.status, a.body)
 	<-f.cancelled
+}
+
+// A JSON answer goes with its Content-Length, not chunked, whatever its
+// size, and the same size twice gets the same (shared) header value right.
+func TestAnswerContentLength(t *testing.T) {
+	ts := newFixture(t).serve(t, nil)
+	for _, text := range []string{"hi", "hi", strings.Repeat("x", 5000), strings.Repeat("x", 5000)} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"},` + meta + `}}`
+		a := send(t, nil, http.MethodPost, ts.URL+"/mcp", modern2026("tools/call", "Mcp-Name", "echo"), body)
+		require.Equal(t, http.StatusOK, a.status, a.body)
+		assert.Contains(t, a.body, `"text":"`+text+`"`)
+		assert.Equal(t, strconv.Itoa(len(a.body)), a.header.Get("Content-Length"), "%d-byte answer", len(a.body))
+	}
 }

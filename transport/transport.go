@@ -21,6 +21,17 @@ type Sink interface {
 	Send(msg []byte) error
 }
 
+// Copier is implemented by a Sink that is done with msg when Send returns,
+// having copied what it needs (stdio's output queue, the in-memory
+// transport, a C host's send callback). For such a sink the sender may
+// reuse msg's buffer afterwards: the dispatcher encodes answers to it into
+// one buffer it recycles, rather than a new one per answer.
+type Copier interface {
+	Sink
+	// CopiesMessages marks the sink; it does nothing.
+	CopiesMessages()
+}
+
 // Abandoner is implemented by a Sink that must learn when the request it
 // was given for will get no answer at all (the client cancelled it, the
 // session closed): a Streamable HTTP reply then ends its response instead

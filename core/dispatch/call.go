@@ -82,7 +82,28 @@ func (c *call) finish(res spec.Result, err error) {
 	if !c.settle() {
 		return
 	}
-	c.s.send(c.reply, c.encode(res, err))
+	if err != nil {
+		c.s.send(c.reply, jsonrpc.AppendError(nil, c.id, c.s.rt.wireError(c.adm.dialect, err)))
+		return
+	}
+	c.adm.dialect.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &c.s.rt.cfg.Server, Cache: c.s.rt.cachePolicy(c.method)})
+	if err := c.sendResult(res); err != nil {
+		c.s.send(c.reply, jsonrpc.AppendError(nil, c.id, execError(ReasonPanic, "cannot encode result: "+err.Error())))
+	}
+}
+
+// sendResult encodes and sends a shaped result: to a sink that copies what
+// it is sent (transport.Copier) from a recycled buffer, which spares an
+// allocation of the answer's size, else in a buffer of its own.
+func (c *call) sendResult(res spec.Result) error {
+	if _, copies := c.reply.(transport.Copier); copies {
+		return jsonrpc.WithResponse(c.id, res, func(msg []byte) { c.s.send(c.reply, msg) })
+	}
+	msg, err := jsonrpc.MarshalResponse(c.id, res)
+	if err == nil {
+		c.s.send(c.reply, msg)
+	}
+	return err
 }
 
 // abandon ends the call without an answer (cancellation, closed session)
@@ -132,19 +153,6 @@ func (c *call) settle() bool {
 		c.onEnd()
 	}
 	return true
-}
-
-func (c *call) encode(res spec.Result, err error) []byte {
-	d := c.adm.dialect
-	if err != nil {
-		return jsonrpc.AppendError(nil, c.id, c.s.rt.wireError(d, err))
-	}
-	d.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &c.s.rt.cfg.Server, Cache: c.s.rt.cachePolicy(c.method)})
-	msg, merr := jsonrpc.MarshalResponse(c.id, res)
-	if merr != nil {
-		return jsonrpc.AppendError(nil, c.id, execError(ReasonPanic, "cannot encode result: "+merr.Error()))
-	}
-	return msg
 }
 
 // run executes a method on the executor. The executor's terminal causes

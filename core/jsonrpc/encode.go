@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -32,28 +33,40 @@ func AppendID(dst []byte, id ID) []byte {
 
 // MarshalResponse encodes {"jsonrpc":"2.0","id":<id>,"result":<result>}
 // exactly as AppendResponse of Marshal(result) would, in one allocation
-// and one copy instead of two of each: the result is encoded into a pooled
-// scratch buffer and copied once into a response of the right size. For a
+// and one copy instead of two of each: the response is encoded into a
+// pooled scratch buffer and copied once into one of the right size. For a
 // 64 KiB result the saved allocation was the larger cost, since a fresh
 // buffer that size costs more to fault in and clear than to fill.
 func MarshalResponse(id ID, result any) ([]byte, error) {
-	// The pooled (empty) slice is encoded into where it lies: a local copy
-	// of it would escape to the heap through EncodeInto.
-	sp := scratch.Get().(*[]byte)
-	err := encoder.EncodeInto(sp, result, encoderOptions)
-	body := *sp
 	var out []byte
-	if err == nil {
-		out = AppendResponse(make([]byte, 0, len(body)+len(envelopeHead)+48), id, body)
-	}
-	if cap(body) <= maxScratch {
-		*sp = body[:0]
-		scratch.Put(sp)
-	}
+	err := WithResponse(id, result, func(msg []byte) { out = bytes.Clone(msg) })
 	return out, err
 }
 
-// scratch recycles MarshalResponse's encoding buffers, up to maxScratch.
+// WithResponse encodes the response as MarshalResponse does into a pooled
+// buffer and hands it to use, which must not keep it: for a receiver that
+// copies what it is given anyway (a stdio writer's queue), the response
+// costs no allocation of its size at all.
+func WithResponse(id ID, result any, use func(msg []byte)) error {
+	// Encoded into the pooled slice where it lies: the address of a local
+	// copy would escape to the heap through EncodeInto.
+	sp := scratch.Get().(*[]byte)
+	*sp = append((*sp)[:0], envelopeHead+`,"id":`...)
+	*sp = AppendID(*sp, id)
+	*sp = append(*sp, `,"result":`...)
+	err := encoder.EncodeInto(sp, result, encoderOptions)
+	if err == nil {
+		*sp = append(*sp, '}')
+		use(*sp)
+	}
+	if cap(*sp) <= maxScratch {
+		*sp = (*sp)[:0]
+		scratch.Put(sp)
+	}
+	return err
+}
+
+// scratch recycles WithResponse's buffers, up to maxScratch.
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 const maxScratch = 1 << 20

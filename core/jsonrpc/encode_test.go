@@ -159,7 +159,7 @@ func (compactMarshaler) MarshalJSON() ([]byte, error) {
 	return []byte(`{ "b" : 2 , "a" : [ 1 ] }`), nil
 }
 
-func TestMarshalResponseMatchesMarshal(t *testing.T) {
+func TestMarshalResponseMatchesMarshal(t *testing.T) { // and WithResponse
 	big := make([]byte, 70000)
 	for i := range big {
 		big[i] = 'a' + byte(i%26)
@@ -187,10 +187,14 @@ func TestMarshalResponseMatchesMarshal(t *testing.T) {
 					got, err := MarshalResponse(id, tc.v)
 					require.NoError(t, err)
 					assert.Equal(t, string(want), string(got))
+					var lent string
+					require.NoError(t, WithResponse(id, tc.v, func(msg []byte) { lent = string(msg) }))
+					assert.Equal(t, string(want), lent)
 				}
 			}
 		})
 	}
 	_, err := MarshalResponse(IntID(1), make(chan int))
 	assert.Error(t, err)
+	assert.Error(t, WithResponse(IntID(1), make(chan int), func([]byte) { t.Error("use called for a failed encoding") }))
 }

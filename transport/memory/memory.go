@@ -56,7 +56,7 @@ func Connect(srv transport.Server) *Client {
 func ConnectInfo(srv transport.Server, info transport.Info) *Client {
 	c := &Client{inbox: make(chan []byte, InboxSize), closed: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.session = srv.NewSession(info, transport.SinkFunc(c.put))
+	c.session = srv.NewSession(info, inboxSink{c})
 	return c
 }
 
@@ -85,7 +85,7 @@ func (c *Client) Send(frame []byte) error {
 	if c.stopped {
 		return ErrClosed
 	}
-	c.session.Deliver(c.ctx, bytes.Clone(frame), transport.SinkFunc(c.put))
+	c.session.Deliver(c.ctx, bytes.Clone(frame), inboxSink{c})
 	return nil
 }
 
@@ -121,3 +121,11 @@ func (c *Client) Close() {
 		c.session.Close()
 	})
 }
+
+// inboxSink puts a session's messages in the client's inbox, copied as if
+// they had crossed a pipe: a transport.Copier.
+type inboxSink struct{ c *Client }
+
+func (s inboxSink) Send(msg []byte) error { return s.c.put(msg) }
+
+func (inboxSink) CopiesMessages() {}

@@ -80,6 +80,9 @@ func newWriter(out io.Writer, timeout time.Duration) *writer {
 	return w
 }
 
+// CopiesMessages implements transport.Copier: Send copies msg into the queue.
+func (w *writer) CopiesMessages() {}
+
 // Send queues msg as one line. It blocks while the queue is full, and
 // fails once the writer has failed or been closed. msg is copied.
 func (w *writer) Send(msg []byte) error {

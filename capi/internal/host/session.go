@@ -41,7 +41,7 @@ func OpenSession(h uint64, options []byte, send Sender) (uint64, error) {
 	}
 	info := transport.Info{Name: "capi", Batches: cfg.Batches == nil || *cfg.Batches, Revision: cfg.Revision}
 	ss := &session{srv: s}
-	ss.sink = transport.SinkFunc(func(msg []byte) error { send.Send(msg); return nil })
+	ss.sink = hostSink{send}
 	ss.sess = s.srv.NewSession(info, ss.sink)
 	ss.handle = sessions.add(ss)
 	s.mu.Lock()
@@ -104,3 +104,11 @@ func CurrentStats() Stats {
 	return Stats{Servers: servers.Len(), Calls: calls.Len(), Sessions: sessions.Len(), HTTP: exchanges.Len(),
 		Goroutines: runtime.NumGoroutine()}
 }
+
+// hostSink hands a session's messages to the host's send callback, which
+// borrows each only until it returns (polymcp.h): a transport.Copier.
+type hostSink struct{ send Sender }
+
+func (h hostSink) Send(msg []byte) error { h.send.Send(msg); return nil }
+
+func (hostSink) CopiesMessages() {}

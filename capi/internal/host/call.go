@@ -32,7 +32,10 @@ type Call struct {
 	req    *router.Request
 	ctx    context.Context // the handler's: Input waits within it
 	state  atomic.Uint32
-	done   chan struct{} // closed once the outcome is published
+	// wake is made only by a handler that has to wait (most hosts answer
+	// inside on_call, and then no channel is needed); settle closes it if
+	// it is there once the outcome is published.
+	wake atomic.Pointer[chan struct{}]
 
 	result any // *spec.CallToolResult, *spec.ReadResourceResult, ...
 	err    error
@@ -44,20 +47,27 @@ type Call struct {
 // transport gone, server closed) the host gets on_cancel instead and any
 // later Complete fails with EUnknownCall.
 func (s *Server) invoke(ctx context.Context, req *router.Request, kind uint32, tag uint64, key string, params *[]byte) (any, error) {
-	c := &Call{kind: kind, key: key, req: req, ctx: ctx, done: make(chan struct{})}
+	c := &Call{kind: kind, key: key, req: req, ctx: ctx}
 	c.handle = calls.add(c)
 	s.cb.OnCall(c.handle, kind, tag, *params)
 	putParams(params)
+	if c.state.Load() == stateCompleted {
+		return c.result, c.err
+	}
+	// Publish the channel, then look again: either settle sees the channel
+	// and closes it, or this sees the outcome settle stored before it looked.
+	done := make(chan struct{})
+	c.wake.Store(&done)
 	if c.state.Load() != stateCompleted {
 		select {
-		case <-c.done:
+		case <-done:
 		case <-ctx.Done():
 			if c.state.CompareAndSwap(statePending, stateCancelled) {
 				calls.remove(c.handle)
 				s.cb.OnCancel(c.handle)
 				return nil, context.Cause(ctx)
 			}
-			<-c.done // a completion won the race and is publishing
+			<-done // a completion won the race and is publishing
 		}
 	}
 	return c.result, c.err
@@ -75,7 +85,9 @@ func (c *Call) settle(result any, err error) error {
 	calls.remove(c.handle)
 	c.result, c.err = result, err
 	c.state.Store(stateCompleted)
-	close(c.done)
+	if done := c.wake.Load(); done != nil {
+		close(*done)
+	}
 	return nil
 }
 

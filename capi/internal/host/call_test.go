@@ -1,9 +1,11 @@
 package host
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -143,4 +145,61 @@ func TestManyHostThreads(t *testing.T) {
 	close(work)
 	wg.Wait()
 	assert.Equal(t, n, f.host.count("call"))
+}
+
+// TestCompleteRacesCancel answers each call from a host thread at the
+// moment the client cancels it. Each call has exactly one outcome: the
+// host's answer is taken (and on_cancel never comes) or the call is
+// cancelled (and the answer is refused with EUnknownCall); no handler is
+// left waiting.
+func TestCompleteRacesCancel(t *testing.T) {
+	const n = 2000
+	type pending struct {
+		call uint64
+		id   string // the request's, which its text argument carries
+	}
+	work := make(chan pending, n)
+	f := newFixture(t, `{"max_queue":4000,"max_concurrency":64}`, func(call uint64, _ uint32, _ uint64, params []byte) {
+		var p struct {
+			Arguments struct{ Text string } `json:"arguments"`
+		}
+		require.NoError(t, json.Unmarshal(params, &p))
+		work <- pending{call, p.Arguments.Text}
+	})
+	var taken, refused atomic.Int64
+	var wg, cancels sync.WaitGroup
+	wg.Go(func() {
+		for p := range work {
+			cancel := func() {
+				if err := Dispatch(f.session, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+p.id+`}}`)); err != nil {
+					t.Error(err)
+				}
+			}
+			// Odd calls are cancelled first, the handler waking as the
+			// answer comes; even ones are answered as the cancel arrives.
+			if p.id[len(p.id)-1]%2 == 1 {
+				cancel()
+			} else {
+				cancels.Go(cancel)
+			}
+			switch err := Complete(p.call, []byte(`{"content":[]}`)); {
+			case err == nil:
+				taken.Add(1)
+			case CodeOf(err) == EUnknownCall:
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		}
+	})
+	for i := 1; i <= n; i++ {
+		f.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%d"}}}`, i, i))
+	}
+	waitFor(t, "every call answered or cancelled", func() bool { return taken.Load()+refused.Load() == n })
+	close(work)
+	wg.Wait()
+	cancels.Wait()
+	waitFor(t, "no live calls", func() bool { return CurrentStats().Calls == 0 })
+	assert.Equal(t, int(refused.Load()), f.host.count("cancel"), "on_cancel exactly for the calls whose answer was refused")
+	t.Logf("%d answers taken, %d refused after a cancel", taken.Load(), refused.Load())
 }

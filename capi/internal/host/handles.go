@@ -39,21 +39,41 @@ func (k handleKind) String() string {
 }
 
 // table maps the handles of one kind to their objects. It is safe for
-// concurrent use; sync.Map suits it because each handle is written once
-// and deleted once, by whichever threads.
+// concurrent use. Handles are spread over shards by their low bits, each a
+// plain map under its own lock: a map that has grown reuses its room, so a
+// call's handle costs no allocation (sync.Map allocated a node per Store).
 type table[T any] struct {
 	kind   handleKind
 	issued atomic.Uint64 // last sequence number handed out
 	live   atomic.Int64
-	m      sync.Map // uint64 → *T
+	shards [tableShards]shard[T]
 }
 
-func newTable[T any](kind handleKind) *table[T] { return &table[T]{kind: kind} }
+const tableShards = 16
+
+type shard[T any] struct {
+	mu sync.Mutex
+	m  map[uint64]*T
+	_  [48]byte // a cache line each, so threads on different shards do not share one
+}
+
+func newTable[T any](kind handleKind) *table[T] {
+	t := &table[T]{kind: kind}
+	for i := range t.shards {
+		t.shards[i].m = make(map[uint64]*T)
+	}
+	return t
+}
+
+func (t *table[T]) shard(h uint64) *shard[T] { return &t.shards[h%tableShards] }
 
 // add stores v under a fresh handle.
 func (t *table[T]) add(v *T) uint64 {
 	h := uint64(t.kind)<<kindShift | t.issued.Add(1)
-	t.m.Store(h, v)
+	sh := t.shard(h)
+	sh.mu.Lock()
+	sh.m[h] = v
+	sh.mu.Unlock()
 	t.live.Add(1)
 	return h
 }
@@ -61,8 +81,12 @@ func (t *table[T]) add(v *T) uint64 {
 // get returns the object of h. A handle that was issued but is gone gives
 // gone; anything else that is not live gives EBadHandle.
 func (t *table[T]) get(h uint64, gone Code, what string) (*T, error) {
-	if v, ok := t.m.Load(h); ok {
-		return v.(*T), nil
+	sh := t.shard(h)
+	sh.mu.Lock()
+	v, ok := sh.m[h]
+	sh.mu.Unlock()
+	if ok {
+		return v, nil
 	}
 	return nil, t.miss(h, gone, what)
 }
@@ -82,11 +106,15 @@ func (t *table[T]) miss(h uint64, gone Code, what string) error {
 
 // remove deletes h and reports whether it was live.
 func (t *table[T]) remove(h uint64) bool {
-	if _, ok := t.m.LoadAndDelete(h); ok {
+	sh := t.shard(h)
+	sh.mu.Lock()
+	_, ok := sh.m[h]
+	delete(sh.m, h)
+	sh.mu.Unlock()
+	if ok {
 		t.live.Add(-1)
-		return true
 	}
-	return false
+	return ok
 }
 
 // Len is the number of live handles.

@@ -64,16 +64,34 @@ func addTools(s *mcp.Server) {
 		func(_ context.Context, _ *mcp.Request, args json.RawMessage) (*mcp.CallToolResult, error) {
 			return text("Received: " + string(args)), nil
 		}))
+	must(s.AddTool(mcp.Tool{Name: "test_custom_header",
+		Description: "Returns its region argument, which HTTP clients also send as the Mcp-Param-Region header (x-mcp-header)",
+		InputSchema: json.RawMessage(customHeaderSchema)},
+		func(_ context.Context, _ *mcp.Request, args json.RawMessage) (*mcp.CallToolResult, error) {
+			var in struct {
+				Region string `json:"region"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return nil, err
+			}
+			return text("Region: " + in.Region), nil
+		}))
 }
 
+// customHeaderSchema puts the region argument in an Mcp-Param-Region
+// header too; the HTTP transport refuses a request whose header and body
+// disagree (-32020).
+const customHeaderSchema = `{"type":"object","properties":{"region":{"type":"string","description":"a region name","x-mcp-header":"Region"}},"required":["region"]}`
+
 // schema2020 exercises the 2020-12 keywords a server must pass through
-// untouched: $schema, $defs with an $anchor, allOf/anyOf, if/then/else and
-// additionalProperties.
+// untouched: $schema, $defs with an $anchor, allOf holding an anyOf,
+// if/then/else and additionalProperties (the conformance runner's
+// json-schema-2020-12 document).
 const schema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
-	`"$defs":{"address":{"$anchor":"address","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
-	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"kind":{"type":"string"},"id":{"anyOf":[{"type":"string"},{"type":"integer"}]}},` +
-	`"allOf":[{"required":["name"]}],` +
-	`"if":{"properties":{"kind":{"const":"business"}},"required":["kind"]},"then":{"required":["address"]},"else":{},` +
+	`"$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
+	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},` +
+	`"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],` +
+	`"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},` +
 	`"additionalProperties":false}`
 
 // EchoInput and SleepInput are the arguments of echo and sleep.

@@ -117,7 +117,7 @@ func TestPagination(t *testing.T) {
 			assert.Equal(t, []string{"echo", "sleep", "test_simple_text", "test_image_content", "test_audio_content",
 				"test_embedded_resource", "test_multiple_content_types", "test_error_handling", "test_tool_with_logging",
 				"test_logging_tool", "test_tool_with_progress", "test_reconnection", "test_trigger_tool_change",
-				"test_trigger_prompt_change", "json_schema_2020_12_tool",
+				"test_trigger_prompt_change", "json_schema_2020_12_tool", "test_custom_header",
 				"test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
 				"test_input_required_result_elicitation", "test_input_required_result_sampling",
 				"test_input_required_result_list_roots", "test_input_required_result_request_state",

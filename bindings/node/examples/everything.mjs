@@ -34,7 +34,7 @@ const SCHEMA_2020 = {
   type: "object",
   $defs: {
     address: {
-      $anchor: "address",
+      $anchor: "addressDef",
       type: "object",
       properties: { street: { type: "string" }, city: { type: "string" } },
     },
@@ -42,13 +42,14 @@ const SCHEMA_2020 = {
   properties: {
     name: { type: "string" },
     address: { $ref: "#/$defs/address" },
-    kind: { type: "string" },
-    id: { anyOf: [{ type: "string" }, { type: "integer" }] },
+    contactMethod: { type: "string", enum: ["phone", "email"] },
+    phone: { type: "string" },
+    email: { type: "string" },
   },
-  allOf: [{ required: ["name"] }],
-  if: { properties: { kind: { const: "business" } }, required: ["kind"] },
-  then: { required: ["address"] },
-  else: {},
+  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  then: { required: ["phone"] },
+  else: { required: ["email"] },
   additionalProperties: false,
 };
 
@@ -88,6 +89,19 @@ function addTools(server) {
       inputSchema: SCHEMA_2020,
     },
     (args) => text("Received: " + JSON.stringify(args)),
+  );
+  server.registerTool(
+    "test_custom_header",
+    {
+      description:
+        "Returns its region argument, which HTTP clients also send as the Mcp-Param-Region header (x-mcp-header)",
+      inputSchema: {
+        type: "object",
+        properties: { region: { type: "string", description: "a region name", "x-mcp-header": "Region" } },
+        required: ["region"],
+      },
+    },
+    ({ region }) => "Region: " + region,
   );
 }
 

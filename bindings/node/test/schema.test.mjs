@@ -10,10 +10,10 @@ import { ValidationError, compileSchema, isSchemaShape, isStandardSchema } from 
 // The everything fixture's 2020-12 schema: the core must see it byte for byte.
 const SCHEMA_2020 =
   '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",' +
-  '"$defs":{"address":{"$anchor":"address","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},' +
-  '"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"kind":{"type":"string"},"id":{"anyOf":[{"type":"string"},{"type":"integer"}]}},' +
-  '"allOf":[{"required":["name"]}],' +
-  '"if":{"properties":{"kind":{"const":"business"}},"required":["kind"]},"then":{"required":["address"]},"else":{},' +
+  '"$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},' +
+  '"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},' +
+  '"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],' +
+  '"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},' +
   '"additionalProperties":false}';
 
 describe("compileSchema", () => {

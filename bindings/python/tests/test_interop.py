@@ -151,8 +151,8 @@ def test_official_sdk_client(transport: str, mode: str, request: pytest.FixtureR
             result = await s.call_tool("test_error_handling", {})
             assert result.is_error
             assert text_of(result) == ["This tool intentionally returns an error for testing"]
-            result = await s.call_tool("json_schema_2020_12_tool", {"name": "n", "id": 7})
-            assert text_of(result) == ['Received: {"name":"n","id":7}']
+            result = await s.call_tool("json_schema_2020_12_tool", {"name": "n", "contactMethod": "phone", "phone": "1"})
+            assert text_of(result) == ['Received: {"name":"n","contactMethod":"phone","phone":"1"}']
 
             resources = {str(r.uri) for r in (await s.list_resources()).resources}
             assert {"test://static-text", "test://static-binary"} <= resources

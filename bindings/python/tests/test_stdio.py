@@ -86,7 +86,7 @@ def test_catalogue_matches_the_go_fixture(everything: Child) -> None:
         "test_embedded_resource", "test_multiple_content_types", "test_error_handling",
         "test_tool_with_logging", "test_logging_tool", "test_tool_with_progress",
         "test_reconnection", "test_trigger_tool_change", "test_trigger_prompt_change",
-        "json_schema_2020_12_tool",
+        "json_schema_2020_12_tool", "test_custom_header",
         # the interactive tools, last
         "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
         "test_elicitation_sep1330_enums", "test_input_required_result_elicitation",
@@ -102,7 +102,7 @@ def test_catalogue_matches_the_go_fixture(everything: Child) -> None:
     assert tools["sleep"]["description"] == (
         'Waits ms milliseconds, reporting progress when asked, then returns "slept"')
     assert tools["test_simple_text"]["inputSchema"] == {"type": "object", "properties": {}}
-    assert tools["json_schema_2020_12_tool"]["inputSchema"]["$defs"]["address"]["$anchor"] == "address"
+    assert tools["json_schema_2020_12_tool"]["inputSchema"]["$defs"]["address"]["$anchor"] == "addressDef"
     assert [r["uri"] for r in everything.result(2)["resources"]] == [
         "test://static-text", "test://static-binary", "test://watched-resource"]
     assert everything.result(3)["resourceTemplates"] == [{
@@ -142,8 +142,8 @@ CALLS: list[tuple[bytes, Any]] = [
                                                 "text": "Prompt with arguments: arg1='a', arg2='b'"}}]}),
     (b'{"jsonrpc":"2.0","id":18,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":"par"}}}',
      {"completion": {"values": ["paris", "park", "party"]}}),
-    (b'{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"json_schema_2020_12_tool","arguments":{"name":"n","kind":"person"}}}',
-     {"content": [{"type": "text", "text": 'Received: {"name":"n","kind":"person"}'}]}),
+    (b'{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"json_schema_2020_12_tool","arguments":{"name":"n","email":"n@example.com"}}}',
+     {"content": [{"type": "text", "text": 'Received: {"name":"n","email":"n@example.com"}'}]}),
 ]
 
 

@@ -37,15 +37,24 @@ MAX_DYNAMIC = 16
 
 SCHEMA_2020_12: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-    "$defs": {"address": {"$anchor": "address", "type": "object", "properties": {
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {
         "street": {"type": "string"}, "city": {"type": "string"}}}},
     "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
-                   "kind": {"type": "string"},
-                   "id": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
-    "allOf": [{"required": ["name"]}],
-    "if": {"properties": {"kind": {"const": "business"}}, "required": ["kind"]},
-    "then": {"required": ["address"]}, "else": {},
+                   "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                   "phone": {"type": "string"}, "email": {"type": "string"}},
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]}, "else": {"required": ["email"]},
     "additionalProperties": False,
+}
+
+# The region argument also travels as the Mcp-Param-Region header; the HTTP
+# transport refuses a request whose header and body disagree (-32020).
+CUSTOM_HEADER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"region": {"type": "string", "description": "a region name",
+                              "x-mcp-header": "Region"}},
+    "required": ["region"],
 }
 
 LOG_LINES = ("Tool execution started", "Tool processing data", "Tool execution completed")
@@ -185,6 +194,12 @@ def _schema_tool(server: polymcp.Server) -> None:
         "Takes input described by a JSON Schema 2020-12 document that must come back unchanged"))
     def json_schema_2020_12_tool(**arguments: Any) -> str:
         return "Received: " + json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+
+    @server.tool(input_schema=CUSTOM_HEADER_SCHEMA, description=(
+        "Returns its region argument, which HTTP clients also send as the Mcp-Param-Region header"
+        " (x-mcp-header)"))
+    def test_custom_header(region: str) -> str:
+        return "Region: " + region
 
 
 def _resources(server: polymcp.Server) -> None:

@@ -1,7 +1,6 @@
 package everything_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/polymcp/polymcp/examples/everything"
 )
 
 // TestCustomHeaderTool posts 2026-07-28 calls of test_custom_header, whose
@@ -19,13 +16,7 @@ import (
 // carry the body's value (literally or as =?base64?…?=), else the request
 // is refused with HTTP 400 and -32020 before the tool runs.
 func TestCustomHeaderTool(t *testing.T) {
-	srv := everything.New(nil)
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	l, err := srv.ListenHTTP(ctx, "127.0.0.1:0", nil)
-	require.NoError(t, err)
-	defer l.Close()
+	url := serveHTTP(t)
 
 	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_custom_header","arguments":{"region":"eu-west"},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -47,7 +38,7 @@ func TestCustomHeaderTool(t *testing.T) {
 		{"missing", nil, http.StatusBadRequest, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.URL(), strings.NewReader(body))
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
 			require.NoError(t, err)
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")

@@ -39,17 +39,11 @@ func TestWire(t *testing.T) {
 				if why, ok := notOverHTTP[tr.Revision+"/"+tr.Name]; ok {
 					t.Skip(why)
 				}
-				srv := everything.New(nil)
-				defer srv.Close()
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				l, err := srv.ListenHTTP(ctx, "127.0.0.1:0", nil)
-				require.NoError(t, err)
-				defer l.Close()
-				c, err := wire.DialHTTP(ctx, l.URL(), tr.Revision)
+				url := serveHTTP(t)
+				c, err := wire.DialHTTP(t.Context(), url, tr.Revision)
 				require.NoError(t, err)
 				defer c.Close()
-				require.NoError(t, wire.Play(ctx, c, tr, validator(t, schemas, tr)))
+				require.NoError(t, wire.Play(t.Context(), c, tr, validator(t, schemas, tr)))
 			})
 			t.Run("stdio", func(t *testing.T) {
 				p := spawn(t)
@@ -59,6 +53,20 @@ func TestWire(t *testing.T) {
 			})
 		})
 	}
+}
+
+// serveHTTP serves a fresh everything fixture on 127.0.0.1 (port 0) until
+// the test ends and returns its URL.
+func serveHTTP(t *testing.T) string {
+	t.Helper()
+	srv := everything.New(nil)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	l, err := srv.ListenHTTP(ctx, "127.0.0.1:0", nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	return l.URL()
 }
 
 // notOverHTTP lists the transcripts whose answers cannot be the same over

@@ -55,6 +55,18 @@ type Inliner interface {
 	Inline(running bool)
 }
 
+// Detacher is implemented by an Inliner whose delivering goroutine has
+// other work to get back to (stdio's reader, which has the next lines to
+// read). Detach, called while a handler runs inline, hands that work to
+// another goroutine at once: the handler goes on where it is, and the
+// messages behind it are no longer held up. A handler about to wait (for a
+// C ABI host, for the client's answer to a question) calls it; stdio also
+// detaches by itself a handler that runs too long. Detach at any other
+// moment does nothing harmful.
+type Detacher interface {
+	Detach()
+}
+
 // SinkFunc adapts a function to Sink.
 type SinkFunc func(msg []byte) error
 

@@ -307,6 +307,16 @@ func (c *call) notify(method string, params []byte) error {
 	return nil
 }
 
+// Detach implements the optional detaching of router.Request: a reply
+// that runs the handler on a goroutine with other work (transport.Detacher)
+// frees that goroutine. The reply never changes, so a goroutine the handler
+// started may call it too.
+func (c *call) Detach() {
+	if d, ok := c.reply.(transport.Detacher); ok {
+		d.Detach()
+	}
+}
+
 // Progress implements router.Notifier. Without a progressToken it does
 // nothing: the client did not ask for progress.
 func (c *call) Progress(progress float64, total *float64, message string) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,6 +248,46 @@ func TestCloseCancelsInFlightAndSilencesSession(t *testing.T) {
 	s.mu.Lock()
 	assert.Empty(t, s.inflight.all())
 	s.mu.Unlock()
+}
+
+// A call delivered after Close (a transport's reader racing its shutdown)
+// never runs: its handler is not entered and nothing is answered.
+func TestCallAfterCloseNeverRuns(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	s.Close()
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`, in)
+	select {
+	case <-f.entered:
+		t.Fatal("the handler ran after Close")
+	case <-time.After(50 * time.Millisecond):
+	}
+	in.none(t, 10*time.Millisecond)
+	s.mu.Lock()
+	assert.Empty(t, s.inflight.all())
+	s.mu.Unlock()
+}
+
+// Calls delivered while Close runs either are cancelled by it or never
+// run: none is left blocked in its handler afterwards.
+func TestCloseRacingDeliver(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	var wg sync.WaitGroup
+	for id := 1; id <= 200; id++ {
+		wg.Go(func() {
+			s.deliverString(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"block"}}`, id), in)
+		})
+		if id == 100 {
+			wg.Go(s.Close)
+		}
+	}
+	wg.Wait()
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.inflight.all()) == 0
+	}, 5*time.Second, time.Millisecond, "a call outlived Close")
 }
 
 func TestListChangedAndSubscriptions(t *testing.T) {

@@ -76,6 +76,9 @@ func (c *call) ask(ctx context.Context, keys []string, reqs []spec.InputRequest)
 			return nil, err
 		}
 	}
+	// The answers come in through the transport's reader, which must not be
+	// this goroutine while it waits.
+	c.Detach()
 	out := make(map[string]json.RawMessage, len(reqs))
 	for i, o := range obs {
 		select {

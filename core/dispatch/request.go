@@ -37,6 +37,13 @@ func (s *Session) request(ctx context.Context, msg jsonrpc.Message, reply transp
 				jsonrpc.CodeInvalidRequest, "request id %s is already in flight", msg.ID)))
 			return
 		}
+		// Close cancels the calls it finds registered; one registered
+		// after it looked must not run. (Close marks the session closed
+		// before it looks, so this sees the mark whenever Close missed c.)
+		if s.isClosed() {
+			s.forget(c)
+			return
+		}
 	}
 	if !m.async {
 		res, err := m.run(ctx, c)

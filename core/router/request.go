@@ -34,6 +34,20 @@ type Notifier interface {
 	Log(level spec.LoggingLevel, logger string, data any) error
 }
 
+// Detach tells the transport that the handler is about to wait (for a
+// host, for another process, for the client): a transport that runs quick
+// handlers on the goroutine reading its input (stdio) hands the reading to
+// another goroutine, so the messages that follow are not held up meanwhile.
+// Elsewhere it does nothing. It is cheap, and calling it twice is harmless.
+func (r *Request) Detach() {
+	if r == nil {
+		return
+	}
+	if d, ok := r.Notifier.(interface{ Detach() }); ok {
+		d.Detach()
+	}
+}
+
 // Meta decodes params._meta, or returns nil when the request has none. It
 // decodes on every call: few handlers read _meta, and a modern request
 // always carries one, so decoding it up front cost every call.

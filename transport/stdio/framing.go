@@ -50,6 +50,9 @@ type LineReader struct {
 	// unterminated reports that the last line returned ended at EOF
 	// instead of at '\n'.
 	unterminated bool
+	// beforeRead, when set, is called before each read of the underlying
+	// reader, which may block: the server flushes its output there.
+	beforeRead func()
 }
 
 // NewLineReader returns a reader of lines of at most maxLineBytes bytes
@@ -200,6 +203,9 @@ func (lr *LineReader) fill() error {
 		grown := make([]byte, min(2*len(lr.buf), lr.limit()))
 		copy(grown, lr.buf[:lr.end])
 		lr.buf = grown
+	}
+	if lr.beforeRead != nil {
+		lr.beforeRead()
 	}
 	for range maxEmptyReads {
 		n, err := lr.r.Read(lr.buf[lr.end:])

@@ -55,12 +55,18 @@ type conn struct {
 }
 
 func serve(t testing.TB, srv *mcp.Server) *conn {
+	return serveWith(t, context.Background(), srv, &stdio.Options{})
+}
+
+// serveWith is serve with options (its logger discarded) and a context.
+func serveWith(t testing.TB, ctx context.Context, srv *mcp.Server, opts *stdio.Options) *conn {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &conn{in: inW, outW: outW, out: bufio.NewReaderSize(outR, 1<<16), done: make(chan error, 1)}
-	opts := &stdio.Options{Logger: slog.New(slog.DiscardHandler)}
-	go func() { c.done <- stdio.Serve(context.Background(), srv, inR, outW, opts) }()
+	o := *opts
+	o.Logger = slog.New(slog.DiscardHandler)
+	go func() { c.done <- stdio.Serve(ctx, srv, inR, outW, &o) }()
 	t.Cleanup(func() {
 		inW.Close()
 		outR.Close()
@@ -138,26 +144,79 @@ func TestPipelinedCalls(t *testing.T) {
 
 // A slow call never delays a fast one: the slow tool only returns once
 // the fast answer has been read, so a transport that answered in order
-// would hang here.
+// would hang here. Quick calls run on the goroutine reading stdin; the
+// slow one gives up reading when its inline budget runs out, when it says
+// it is about to wait (Detach), or never holds it (a negative budget).
 func TestSlowCallDoesNotDelayFast(t *testing.T) {
-	release := make(chan struct{})
-	srv := newMCPServer(t, func(s *mcp.Server) {
-		mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
-			select {
-			case <-release:
-				return "slow done", nil
-			case <-ctx.Done():
-				return "", ctx.Err()
+	for _, tc := range []struct {
+		name   string
+		budget time.Duration
+		detach bool
+	}{
+		{"budget runs out", 0, false},
+		{"short budget", time.Microsecond, false},
+		{"detach", time.Hour, true},
+		{"detach with budget", 0, true},
+		{"executor only", -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			srv := newMCPServer(t, func(s *mcp.Server) {
+				mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.Request, _ struct{}) (string, error) {
+					if tc.detach {
+						req.Detach()
+					}
+					select {
+					case <-release:
+						return "slow done", nil
+					case <-ctx.Done():
+						return "", ctx.Err()
+					}
+				})
+			})
+			c := serveWith(t, context.Background(), srv, &stdio.Options{InlineBudget: tc.budget})
+			c.initialize(t)
+			c.write(t, callLine(1, "slow", `{}`))
+			for id := 2; id <= 4; id++ {
+				c.write(t, callLine(id, "echo", `{"text":"fast"}`))
+				assert.Equal(t, textResult(id, "fast"), c.readLine(t))
 			}
+			close(release)
+			assert.Equal(t, textResult(1, "slow done"), c.readLine(t))
+			// The goroutine that ran it reads again, or waits as a spare.
+			c.write(t, callLine(5, "echo", `{"text":"after"}`))
+			assert.Equal(t, textResult(5, "after"), c.readLine(t))
+		})
+	}
+}
+
+// Cancelling Serve's context while a handler holds the reading goroutine
+// (a budget that never runs out, no Detach) still ends Serve at once: the
+// handler is cancelled and its late answer is not written.
+func TestStopWhileCallRunsInline(t *testing.T) {
+	entered := make(chan struct{})
+	srv := newMCPServer(t, func(s *mcp.Server) {
+		mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
+			close(entered)
+			<-ctx.Done()
+			return "too late", nil
 		})
 	})
-	c := serve(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	c := serveWith(t, ctx, srv, &stdio.Options{InlineBudget: time.Hour})
 	c.initialize(t)
-	c.write(t, callLine(1, "slow", `{}`))
-	c.write(t, callLine(2, "echo", `{"text":"fast"}`))
-	assert.Equal(t, textResult(2, "fast"), c.readLine(t))
-	close(release)
-	assert.Equal(t, textResult(1, "slow done"), c.readLine(t))
+	c.write(t, callLine(1, "block", `{}`))
+	<-entered
+	cancel()
+	require.NoError(t, c.wait(t))
+
+	wctx, wcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer wcancel()
+	require.NoError(t, srv.Wait(wctx))
+	c.outW.Close()
+	rest, err := io.ReadAll(c.out)
+	require.NoError(t, err)
+	assert.Empty(t, string(rest), "nothing written for the cancelled call")
 }
 
 // Closed stdin cancels the calls in flight; even a handler that answers

@@ -12,6 +12,9 @@ const (
 	// DefaultWriteTimeout is how long a write may make no progress before
 	// the peer is taken to have stopped reading.
 	DefaultWriteTimeout = 5 * time.Second
+	// DefaultInlineBudget is how long a handler may run on the goroutine
+	// that reads input before reading moves on to another goroutine.
+	DefaultInlineBudget = time.Millisecond
 )
 
 // queueBytes bounds the output waiting for the writer. Senders block beyond
@@ -27,6 +30,12 @@ type Options struct {
 	// WriteTimeout is how long one write may block; zero or negative means
 	// DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// InlineBudget is how long a call may run on the goroutine that reads
+	// input (see the package documentation, "Calls") before reading is
+	// handed to another goroutine; zero means DefaultInlineBudget. A
+	// negative value runs every call on the executor's workers instead,
+	// each answer written as soon as it is ready.
+	InlineBudget time.Duration
 	// Logger receives the transport's diagnostics; nil means slog.Default().
 	// It must not write to stdout.
 	Logger *slog.Logger
@@ -43,6 +52,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.InlineBudget == 0 {
+		c.InlineBudget = DefaultInlineBudget
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

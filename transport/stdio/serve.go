@@ -1,16 +1,11 @@
 package stdio
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
-	"sync"
 	"time"
 
-	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/transport"
 )
 
@@ -45,16 +40,9 @@ func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Write
 
 	w := newWriter(out, o.WriteTimeout)
 	defer w.release()
-	l := &loop{
-		lines: NewLineReader(in, o.MaxLineBytes),
-		sink:  w,
-		log:   o.Logger,
-		tooLong: jsonrpc.AppendError(nil, jsonrpc.NullID, jsonrpc.Errorf(jsonrpc.KindTransport,
-			jsonrpc.CodeInvalidRequest, "message exceeds max_line_bytes (%d)", o.MaxLineBytes)),
-		done: make(chan error, 1),
-	}
+	l := newLoop(ctx, in, w, &o)
 	l.session = srv.NewSession(info, w)
-	go func() { l.done <- l.run(ctx) }()
+	l.start()
 
 	var err error
 	readerDone := false
@@ -70,12 +58,13 @@ func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Write
 	}
 
 	l.stop()
+	// Close cancels the calls in flight, which also frees a reader running
+	// one inline; they may still answer while it runs, and the writer
+	// accepts those answers until it is closed below.
+	l.session.Close()
 	if !readerDone {
 		interruptRead(in, l.done)
 	}
-	// Close cancels the calls in flight; they may still answer while it
-	// runs, and the writer accepts those answers until it is closed below.
-	l.session.Close()
 	w.close()
 	<-w.finished
 	if werr := w.result(); werr != nil && err == nil {
@@ -96,58 +85,4 @@ func interruptRead(in io.Reader, done <-chan error) {
 	}
 	<-done
 	_ = d.SetReadDeadline(time.Time{})
-}
-
-// loop is the reading side of a Serve.
-type loop struct {
-	lines   *LineReader
-	session transport.Session
-	sink    transport.Sink
-	log     *slog.Logger
-	tooLong []byte // the answer to an oversize line
-	done    chan error
-
-	// mu orders Deliver before Close: once stop has run, no line is
-	// delivered, so the session never sees a frame after Close.
-	mu      sync.Mutex
-	stopped bool
-}
-
-// errStopped ends the loop after stop.
-var errStopped = errors.New("stdio: stopped")
-
-func (l *loop) run(ctx context.Context) error {
-	for {
-		line, tooLong, err := l.lines.Next()
-		if tooLong {
-			l.log.Warn("stdio: input line too long, discarded", "max_line_bytes", l.lines.max)
-			if err := l.sink.Send(l.tooLong); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("stdio: read: %w", err)
-		}
-		// The session owns the frame; the reader's buffer is reused.
-		if !l.deliver(ctx, bytes.Clone(line)) {
-			return errStopped
-		}
-	}
-}
-
-func (l *loop) deliver(ctx context.Context, frame []byte) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.stopped {
-		return false
-	}
-	l.session.Deliver(ctx, frame, l.sink)
-	return true
-}
-
-func (l *loop) stop() {
-	l.mu.Lock()
-	l.stopped = true
-	l.mu.Unlock()
 }

@@ -85,7 +85,11 @@ func (w *writer) CopiesMessages() {}
 
 // Send queues msg as one line. It blocks while the queue is full, and
 // fails once the writer has failed or been closed. msg is copied.
-func (w *writer) Send(msg []byte) error {
+func (w *writer) Send(msg []byte) error { return w.send(msg, false) }
+
+// send queues msg; held leaves it for the next flush rather than waking
+// the writer, so that the answers to a burst of input go out in one write.
+func (w *writer) send(msg []byte, held bool) error {
 	if len(msg) == 0 {
 		return errEmpty
 	}
@@ -93,6 +97,7 @@ func (w *writer) Send(msg []byte) error {
 	defer w.mu.Unlock()
 	// A message larger than the whole queue still goes, alone.
 	for w.err == nil && !w.closed && len(w.pending) > 0 && len(w.pending)+len(msg) > queueBytes {
+		w.ready.Signal() // what is held must go to make room
 		w.room.Wait()
 	}
 	switch {
@@ -101,12 +106,20 @@ func (w *writer) Send(msg []byte) error {
 	case w.closed:
 		return ErrClosed
 	}
-	wake := len(w.pending) == 0 // the writer only waits on an empty queue
 	w.pending = AppendLine(w.pending, msg)
-	if wake {
-		w.ready.Signal()
+	if !held {
+		w.ready.Signal() // nearly free when the writer is not waiting
 	}
 	return nil
+}
+
+// flush has the held messages written.
+func (w *writer) flush() {
+	w.mu.Lock()
+	if len(w.pending) > 0 {
+		w.ready.Signal()
+	}
+	w.mu.Unlock()
 }
 
 // run is the writer goroutine.

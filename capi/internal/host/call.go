@@ -54,6 +54,9 @@ func (s *Server) invoke(ctx context.Context, req *router.Request, kind uint32, t
 	if c.state.Load() == stateCompleted {
 		return c.result, c.err
 	}
+	// The host answers later, from another thread: whatever else the
+	// transport has to do must not wait for that.
+	req.Detach()
 	// Publish the channel, then look again: either settle sees the channel
 	// and closes it, or this sees the outcome settle stored before it looked.
 	done := make(chan struct{})

@@ -1,0 +1,234 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/transport"
+)
+
+// The reading side of a Serve. One goroutine at a time holds the reading
+// role: it reads a line, hands it to the session and, for a request, runs
+// the handler itself (the reply it gives is a transport.Inliner), then
+// reads on. Its answers are held while more input is buffered and written
+// together before it next reads, so a burst of pipelined requests costs one
+// write and no goroutine switch per call.
+//
+// A handler that runs for longer than the inline budget, or says it is
+// about to wait (transport.Detacher), loses the role: a parked spare, or a
+// new goroutine, reads on while the old one finishes its call and then
+// parks as a spare. So a slow call delays the lines behind it by at most
+// the budget, and many calls are in flight at once as before.
+
+// Reader phases. A reader changes its own phase except for the one
+// transition others make: phaseRunning to phaseRetired (takeover).
+const (
+	phaseIdle       uint32 = iota // reading, or about to
+	phaseDelivering               // handling a line it read
+	phaseRunning                  // running a handler inline: may be taken over
+	phaseRetired                  // lost the role while running a handler
+)
+
+// maxBurst bounds how many lines a reader handles between flushes, which
+// bounds how long a message sent by another goroutine meanwhile waits.
+const maxBurst = 64
+
+// maxSpares bounds the goroutines parked to take over reading; one finding
+// the spares full exits instead.
+const maxSpares = 64
+
+// errStopped ends the reading after stop.
+var errStopped = errors.New("stdio: stopped")
+
+type loop struct {
+	ctx     context.Context
+	lines   *LineReader
+	session transport.Session
+	w       *writer
+	log     *slog.Logger
+	tooLong []byte // the answer to an oversize line
+	budget  time.Duration
+	// done receives the one error that ends the reading role (io.EOF at
+	// end of input, a read error, errStopped).
+	done chan error
+
+	stopped atomic.Bool
+	quit    chan struct{} // closed by stop: spares exit
+	// current is the reader holding the role; the budget timer looks at it.
+	current atomic.Pointer[reader]
+	budgetT *time.Timer // fires takeover of the current reader
+	// wake passes the role to a parked spare.
+	wake   chan struct{}
+	spares atomic.Int32
+}
+
+func newLoop(ctx context.Context, in io.Reader, w *writer, o *Options) *loop {
+	l := &loop{
+		ctx:    ctx,
+		lines:  NewLineReader(in, o.MaxLineBytes),
+		w:      w,
+		log:    o.Logger,
+		budget: o.InlineBudget,
+		tooLong: jsonrpc.AppendError(nil, jsonrpc.NullID, jsonrpc.Errorf(jsonrpc.KindTransport,
+			jsonrpc.CodeInvalidRequest, "message exceeds max_line_bytes (%d)", o.MaxLineBytes)),
+		done: make(chan error, 1),
+		quit: make(chan struct{}),
+		wake: make(chan struct{}),
+	}
+	l.lines.beforeRead = w.flush
+	if l.budget > 0 {
+		l.budgetT = time.AfterFunc(time.Hour, func() { l.takeover(l.current.Load()) })
+		l.budgetT.Stop()
+	}
+	return l
+}
+
+// start gives the role to a first reader.
+func (l *loop) start() { go l.serve(&reader{l: l}) }
+
+// stop ends the reading: no line is handed to the session after it, a
+// reader running a handler gives up the role at once, and spares exit.
+func (l *loop) stop() {
+	l.stopped.Store(true)
+	close(l.quit)
+	if l.budgetT != nil {
+		l.budgetT.Stop()
+	}
+	l.takeover(l.current.Load())
+}
+
+// serve is one reader goroutine: it reads while it holds the role, then
+// parks until it is given the role again.
+func (l *loop) serve(r *reader) {
+	for {
+		l.current.Store(r)
+		if err := l.read(r); err != nil {
+			l.done <- err
+			return
+		}
+		// Retired: the call it ran is over.
+		if !l.park() {
+			return
+		}
+		r.phase.Store(phaseIdle)
+	}
+}
+
+// read reads and handles lines until the input ends (the error) or the
+// reader is taken over (nil).
+func (l *loop) read(r *reader) error {
+	var sink transport.Sink = r
+	if l.budget < 0 {
+		sink = l.w // every call on the executor, answered when ready
+	}
+	for burst := 0; ; burst++ {
+		if burst == maxBurst {
+			l.w.flush()
+			burst = 0
+		}
+		if l.stopped.Load() {
+			return errStopped
+		}
+		line, tooLong, err := l.lines.Next()
+		if tooLong {
+			l.log.Warn("stdio: input line too long, discarded", "max_line_bytes", l.lines.max)
+			if err := l.w.send(l.tooLong, true); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return err
+			}
+			return fmt.Errorf("stdio: read: %w", err)
+		}
+		if l.stopped.Load() {
+			return errStopped
+		}
+		r.phase.Store(phaseDelivering)
+		// The session owns the frame; the reader's buffer is reused.
+		l.session.Deliver(l.ctx, bytes.Clone(line), sink)
+		if !r.phase.CompareAndSwap(phaseDelivering, phaseIdle) {
+			// Taken over while it ran the handler; what it sent is held
+			// until the new reader flushes, which may be a while.
+			l.w.flush()
+			return nil
+		}
+	}
+}
+
+// takeover moves the role from r, if r is running a handler, to a spare or
+// a new goroutine; after stop it ends the role instead.
+func (l *loop) takeover(r *reader) {
+	if r == nil || !r.phase.CompareAndSwap(phaseRunning, phaseRetired) {
+		return
+	}
+	if l.stopped.Load() {
+		l.done <- errStopped
+		return
+	}
+	select {
+	case l.wake <- struct{}{}:
+	default:
+		go l.serve(&reader{l: l})
+	}
+}
+
+// park waits as a spare until given the role (true), or until stop or
+// the spares being full send it away (false).
+func (l *loop) park() bool {
+	if l.spares.Add(1) > maxSpares {
+		l.spares.Add(-1)
+		return false
+	}
+	defer l.spares.Add(-1)
+	select {
+	case <-l.wake:
+		return true
+	case <-l.quit:
+		return false
+	}
+}
+
+// reader is one reader goroutine's reply sink, given with every line it
+// hands to the session.
+type reader struct {
+	l     *loop
+	phase atomic.Uint32
+}
+
+// Send implements transport.Sink. A message the reader sends itself while
+// handling a line waits for the flush before the next read; any other is
+// written at once.
+func (r *reader) Send(msg []byte) error {
+	return r.l.w.send(msg, r.phase.Load() == phaseDelivering)
+}
+
+// CopiesMessages implements transport.Copier: the writer copies.
+func (*reader) CopiesMessages() {}
+
+// Inline implements transport.Inliner: the budget runs while the handler
+// does.
+func (r *reader) Inline(running bool) {
+	if running {
+		if r.phase.CompareAndSwap(phaseDelivering, phaseRunning) && r.l.budgetT != nil {
+			r.l.budgetT.Reset(r.l.budget)
+		}
+		return
+	}
+	if r.l.budgetT != nil {
+		r.l.budgetT.Stop()
+	}
+	r.phase.CompareAndSwap(phaseRunning, phaseDelivering)
+}
+
+// Detach implements transport.Detacher.
+func (r *reader) Detach() { r.l.takeover(r) }

@@ -40,7 +40,10 @@ func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Write
 
 	w := newWriter(out, o.WriteTimeout)
 	defer w.release()
-	l := newLoop(ctx, in, w, &o)
+	// Calls get ctx's values but not its cancellation: the session's Close
+	// below cancels every call in flight, so tying each call to ctx as
+	// well only cost a registration per call (and a watch on it).
+	l := newLoop(context.WithoutCancel(ctx), in, w, &o)
 	l.session = srv.NewSession(info, w)
 	l.start()
 

@@ -92,16 +92,20 @@ func typedHandler[In, Out any](h ToolFunc[In, Out]) ToolHandler {
 	}
 }
 
-// toolResult converts a typed handler's output to a CallToolResult.
-func toolResult(out any) (*CallToolResult, error) {
-	switch v := out.(type) {
-	case *CallToolResult:
+// toolResult converts a typed handler's output to a CallToolResult. It is
+// generic, and asks for each type apart, so that out is not boxed: a type
+// switch binding one variable made the box escape (an allocation a call).
+func toolResult[Out any](out Out) (*CallToolResult, error) {
+	if v, ok := any(out).(string); ok {
+		return spec.TextResult(v), nil
+	}
+	if v, ok := any(out).(*CallToolResult); ok {
 		return v, nil
-	case CallToolResult:
+	}
+	if v, ok := any(out).(CallToolResult); ok {
 		return &v, nil
-	case string:
-		return &CallToolResult{Content: []Content{TextContent(v)}}, nil
-	case nil:
+	}
+	if any(out) == nil {
 		return &CallToolResult{Content: []Content{}}, nil
 	}
 	text, err := jsonrpc.Marshal(out)

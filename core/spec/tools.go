@@ -47,7 +47,23 @@ type CallToolResult struct {
 
 // ErrorResult is a tool result reporting failure to the model (isError).
 func ErrorResult(msg string) *CallToolResult {
-	return &CallToolResult{Content: []Content{TextContent(msg)}, IsError: true}
+	r := TextResult(msg)
+	r.IsError = true
+	return r
+}
+
+// TextResult returns a result holding one text block. The result, its
+// content and the text's pointer share one allocation: most tools answer
+// just that, and three allocations a call showed in profiles.
+func TextResult(text string) *CallToolResult {
+	r := &struct {
+		res   CallToolResult
+		block [1]Content
+		text  string
+	}{text: text}
+	r.block[0] = Content{Type: ContentText, Text: &r.text}
+	r.res.Content = r.block[:]
+	return &r.res
 }
 
 // ListToolsResult is the result of tools/list.

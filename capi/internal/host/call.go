@@ -126,7 +126,7 @@ func CompleteText(h uint64, text []byte) error {
 	}
 	// text is the library's own copy of the host's bytes, never changed:
 	// the result's string can be it.
-	return c.settle(&spec.CallToolResult{Content: []spec.Content{spec.TextContent(unsafe.String(unsafe.SliceData(text), len(text)))}}, nil)
+	return c.settle(spec.TextResult(unsafe.String(unsafe.SliceData(text), len(text))), nil)
 }
 
 func decodeResult(kind uint32, raw []byte) (any, error) {

@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/polymcp/polymcp/internal/gcdefault"
 )
 
 const usage = `polymcp — one MCP implementation for every language
@@ -26,6 +28,7 @@ Usage:
 `
 
 func main() {
+	gcdefault.Apply() // this process's runtime is ours to tune, as the C ABI's is
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
 
+	"github.com/polymcp/polymcp/internal/gcdefault"
 	"github.com/polymcp/polymcp/mcp"
 	"github.com/polymcp/polymcp/transport/stdio"
 )
@@ -47,18 +47,10 @@ type ProcessConfig struct {
 }
 
 // DefaultGCPercent is the collector's setting in the library's Go runtime
-// unless GOGC is set: the host cannot tune a runtime it does not see, and
-// Go's 100 made this runtime, whose live heap is a few MiB, collect every
-// few dozen 64 KiB calls. 200 cost 11-12 us instead of 14-15 per 16 B
-// stdio call here and 202-206 instead of 247-272 per 64 KiB one, for 3-9
-// MiB more RSS; 400 saved no more CPU and doubled RSS at 64 KiB.
-const DefaultGCPercent = 200
+// unless GOGC is set (see gcdefault for why and what it measured).
+const DefaultGCPercent = gcdefault.Percent
 
-func init() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(DefaultGCPercent)
-	}
-}
+func init() { gcdefault.Apply() }
 
 // decodeStrict decodes an options object, refusing unknown members so a
 // misspelt option fails instead of silently meaning the default. Options

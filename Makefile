@@ -54,6 +54,7 @@ test-fuzz: ## run every fuzz target of the main module briefly (FUZZTIME, defaul
 conformance: build ## the official conformance runner against polymcp everything --http
 	conformance/run.sh r2025-11-25 --requirements 2025-11-25
 	conformance/run.sh r2026-07-28 --requirements 2026-07-28
+	conformance/run.sh suite-all --suite all
 
 bench: build ## benchmarks against the peer SDKs (Go stdio, HTTP, C ABI; Python; Node); reports go to bench/results/
 	cd bench && $(GO) run ./cmd/mcpbench suite -transport all -polymcp "../$(BIN) everything" -capi "../$(BUILD)/examples/c/echo_server"

@@ -27,3 +27,5 @@ test-node: build-node $(BIN) ## Node binding: node --test (API, stdio, HTTP, SDK
 		conformance/run.sh node-r2025-11-25 --requirements 2025-11-25
 	POLYMCP_SERVER='$(NODE_FIXTURE)' \
 		conformance/run.sh node-r2026-07-28 --requirements 2026-07-28
+	POLYMCP_SERVER='$(NODE_FIXTURE)' \
+		conformance/run.sh node-suite-all --suite all

@@ -53,3 +53,5 @@ test-python: build-capi build-python $(PY_STAMP) ## Python binding: pytest (unit
 		conformance/run.sh py-r2025-11-25 --requirements 2025-11-25
 	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' \
 		conformance/run.sh py-r2026-07-28 --requirements 2026-07-28
+	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' \
+		conformance/run.sh py-suite-all --suite all

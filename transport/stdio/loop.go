@@ -36,8 +36,9 @@ const (
 	phaseRetired                  // lost the role while running a handler
 )
 
-// maxBurst bounds how many lines a reader handles between flushes, which
-// bounds how long a message sent by another goroutine meanwhile waits.
+// maxBurst bounds how many lines a reader handles between flushes: while
+// input keeps coming, its held answers still wake the writer that often.
+// (The writer then takes whatever is queued, so one write may hold more.)
 const maxBurst = 64
 
 // maxSpares bounds the goroutines parked to take over reading; one finding

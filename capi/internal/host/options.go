@@ -46,10 +46,8 @@ type ProcessConfig struct {
 	MemoryLimit *int64  `json:"memory_limit_bytes"` // Go's GOMEMLIMIT, a soft limit
 }
 
-// DefaultGCPercent is the collector's setting in the library's Go runtime
-// unless GOGC is set (see gcdefault for why and what it measured).
-const DefaultGCPercent = gcdefault.Percent
-
+// The library's Go runtime collects at gcdefault.Percent unless GOGC is
+// set (see gcdefault for why and what it measured).
 func init() { gcdefault.Apply() }
 
 // decodeStrict decodes an options object, refusing unknown members so a

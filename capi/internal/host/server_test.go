@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/internal/gcdefault"
 )
 
 func TestNewServerOptions(t *testing.T) {
@@ -228,7 +230,7 @@ func TestSessionClose(t *testing.T) {
 
 func TestConfigureCollector(t *testing.T) {
 	if _, set := os.LookupEnv("GOGC"); !set {
-		assert.Equal(t, DefaultGCPercent, debug.SetGCPercent(DefaultGCPercent), "the library's default")
+		assert.Equal(t, gcdefault.Percent, debug.SetGCPercent(gcdefault.Percent), "the library's default")
 	}
 	before := debug.SetGCPercent(-1)
 	debug.SetGCPercent(before)

@@ -92,7 +92,10 @@ type Session interface {
 	// not reuse its bytes. It returns quickly: handlers run on the executor, and their
 	// replies and request-scoped notifications go to reply, possibly later
 	// and from other goroutines (unless reply is an Inliner, see there).
-	// Deliver is safe for concurrent use.
+	// Deliver is safe for concurrent use, with Close too: a frame
+	// delivered once Close has begun is dropped, and a call it starts is
+	// either cancelled by Close or never runs (stdio's reader races its own
+	// shutdown this way).
 	Deliver(ctx context.Context, frame []byte, reply Sink)
 	// Close cancels every call in flight. When it returns, the session makes
 	// no further Send on any sink it was given. Close is idempotent.

@@ -340,3 +340,27 @@ func TestSessionEndListenersEndsOnlyItsOwn(t *testing.T) {
 	assert.Len(t, f.rt.listeners, 1)
 	f.rt.mu.Unlock()
 }
+
+// A session closed while its initialize runs is never left among those
+// server notifications reach, and one that never initialized (a stateless
+// request's) is never listed at all.
+func TestClosedSessionsAreNotListed(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	var wg sync.WaitGroup
+	for range 200 {
+		s, in := f.session(transport.Info{Name: "test"})
+		wg.Go(func() { s.deliverString(initMsg, in) })
+		wg.Go(s.Close)
+	}
+	wg.Wait()
+	assert.Empty(t, f.rt.liveSessions(), "a closed session stayed listed")
+
+	s, _ := initialized(t, f)
+	assert.Equal(t, []*Session{s}, f.rt.liveSessions())
+	s.Close()
+	assert.Empty(t, f.rt.liveSessions())
+
+	modern, _ := f.session(transport.Info{Name: "test", Revision: "2026-07-28"})
+	modern.Close()
+	assert.False(t, modern.tracked.Load(), "a stateless session was listed")
+}

@@ -56,7 +56,7 @@ func initialize(_ context.Context, c *call) (spec.Result, error) {
 	}
 	// The answer is shaped for the negotiated revision.
 	c.adm.dialect = d
-	s.rt.track(s, true)
+	s.rt.track(s)
 	return &spec.InitializeResult{ProtocolVersion: d.Revision(), Capabilities: s.rt.Capabilities(),
 		ServerInfo: s.rt.cfg.Server, Instructions: s.rt.cfg.Instructions}, nil
 }

@@ -183,14 +183,28 @@ func (rt *Runtime) offers(name string) bool {
 	return false
 }
 
-func (rt *Runtime) track(s *Session, live bool) {
+// track lists an initialized session among those server notifications
+// reach, unless it closed meanwhile. It marks the session first, so that a
+// Close that does not see the mark comes before the check here and is seen
+// by it: a session is never left listed after its Close.
+func (rt *Runtime) track(s *Session) {
+	s.tracked.Store(true)
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if live {
+	if !s.isClosed() {
 		rt.sessions[s] = struct{}{}
-	} else {
-		delete(rt.sessions, s)
 	}
+}
+
+// untrack drops a closed session from the list, if track marked it; the
+// sessions of stateless requests never are, and cost the lock nothing.
+func (rt *Runtime) untrack(s *Session) {
+	if !s.tracked.Load() {
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	delete(rt.sessions, s)
 }
 
 func (rt *Runtime) liveSessions() []*Session {

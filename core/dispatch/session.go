@@ -41,6 +41,8 @@ type Session struct {
 	// sendMu makes Close a barrier: sends hold it shared, Close exclusively.
 	sendMu sync.RWMutex
 	closed bool
+	// tracked says Runtime.track listed the session (initialize did).
+	tracked atomic.Bool
 }
 
 func (rt *Runtime) newSession(info transport.Info, out transport.Sink) *Session {
@@ -151,7 +153,7 @@ func (s *Session) Close() {
 	if already {
 		return
 	}
-	s.rt.track(s, false)
+	s.rt.untrack(s)
 	s.mu.Lock()
 	calls := s.inflight.all()
 	s.mu.Unlock()

@@ -116,7 +116,17 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 	// both for each request.
 	w := &p.w
 	*w = writer{e: e, out: out, rep: p.reply(e), dialect: p.dialect, life: e.life.Done()}
-	return e.serveReply(ctx, ctx, sess, p, w)
+	dctx := ctx
+	if _, bounded := ctx.Deadline(); !bounded && ctx.Done() != nil {
+		// The client going away closes the session (reply.cut), which
+		// cancels the handler; its context keeps ctx's values only. A
+		// deadline would be lost that way, so a bounded ctx stays the
+		// handler's parent.
+		dctx = context.WithoutCancel(ctx)
+		w.rep.cut, w.rep.sess = ctx, sess
+		defer w.rep.stopWatch()
+	}
+	return e.serveReply(ctx, dctx, sess, p, w)
 }
 
 // serveReply delivers p to sess under dctx, with w's reply as the sink, and

@@ -2,11 +2,13 @@ package streamhttp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,33 +168,50 @@ func TestModernGetDelete(t *testing.T) {
 }
 
 // TestModernDisconnectCancels: the client closing the stream cancels the
-// handler (the spec's cancellation on HTTP) and nothing more is written.
+// handler (the spec's cancellation on HTTP) and nothing more is written:
+// whether the handler runs inline past the watch delay, its reply already
+// streams (a progress notification started the writer), or the reply never
+// switches to a stream on its own (a negative StreamAfter).
 func TestModernDisconnectCancels(t *testing.T) {
-	f := newFixture(t)
-	ts := f.serve(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp",
-			stringsReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"block",`+meta+`}}`))
-		for k, v := range modern2026("tools/call", "Mcp-Name", "block") {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		done <- err
-	}()
-	f.waitStarted(t, "block")
-	cancel()
-	select {
-	case cause := <-f.cancelled:
-		assert.Error(t, cause)
-	case <-timeAfter():
-		t.Fatal("the handler was not cancelled")
+	progressMeta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}`
+	for _, tc := range []struct {
+		name, tool, meta string
+		opts             *streamhttp.Options
+	}{
+		{"inline handler", "block", meta, nil},
+		{"no timed stream switch", "block", meta, &streamhttp.Options{StreamAfter: -1}},
+		{"stream switch before the watch", "block", meta, &streamhttp.Options{StreamAfter: time.Millisecond}},
+		{"streaming reply", "wait", progressMeta, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			ts := f.serve(t, tc.opts)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp",
+					stringsReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"`+tc.tool+`",`+tc.meta+`}}`))
+				for k, v := range modern2026("tools/call", "Mcp-Name", tc.tool) {
+					req.Header.Set(k, v)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				done <- err
+			}()
+			f.waitStarted(t, tc.tool)
+			cancel()
+			select {
+			case cause := <-f.cancelled:
+				assert.Error(t, cause)
+			case <-timeAfter():
+				t.Fatal("the handler was not cancelled")
+			}
+			assert.ErrorIs(t, <-done, context.Canceled)
+		})
 	}
-	assert.ErrorIs(t, <-done, context.Canceled)
 }
 
 // TestEngineCloseEndsResponses: closing the Engine answers a request still

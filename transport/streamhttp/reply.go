@@ -2,6 +2,7 @@ package streamhttp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -47,6 +48,41 @@ type reply struct {
 	w       *writer
 	spawned bool
 	due     *dueTimer
+
+	// cut, when set (a 2026-07-28 request), is the request's context: its
+	// end closes sess, which cancels the handler. The handler's own context
+	// does not derive from it, for a registration on the request's context
+	// cost every request five allocations and two updates of its children
+	// under its lock. The watch is registered only once a reply leaves the
+	// fast path: its writer starts while the handler runs inline, or the
+	// handler has run inline for watchAfter (a handler on the executor is
+	// covered by the writer, which waits on cut itself).
+	cut     context.Context
+	sess    interface{ Close() }
+	unwatch func() bool
+}
+
+// watchAfter is how long an inline 2026-07-28 handler runs before the
+// client's going away starts to cancel it: far below the 100 ms a client
+// may expect, far above what a quick handler takes.
+const watchAfter = 10 * time.Millisecond
+
+// watchLocked registers the watch on cut, once.
+func (r *reply) watchLocked() {
+	if r.cut != nil && r.unwatch == nil {
+		r.unwatch = context.AfterFunc(r.cut, r.sess.Close)
+	}
+}
+
+// stopWatch deregisters the watch, if one was registered.
+func (r *reply) stopWatch() {
+	r.mu.Lock()
+	stop := r.unwatch
+	r.unwatch = nil
+	r.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 // reply returns p's reply, set up under e's limits: a request's reply (and
@@ -108,8 +144,8 @@ func (r *reply) inlined(running bool) {
 	switch {
 	case running && (len(r.pending) > 0 || r.final):
 		r.spawnLocked(false)
-	case running && r.w != nil && !r.spawned && r.due == nil && r.dueAfter > 0:
-		r.due = startDue(r, r.dueAfter)
+	case running && r.w != nil && !r.spawned && r.due == nil && (r.dueAfter > 0 || r.cut != nil):
+		r.due = startDue(r, r.firstDue())
 	case !running && r.due != nil:
 		r.due.stop()
 		r.due = nil
@@ -117,12 +153,36 @@ func (r *reply) inlined(running bool) {
 	r.mu.Unlock()
 }
 
-// streamDue starts the writer, due to open a stream, when an inline
-// handler has run for StreamAfter.
-func (r *reply) streamDue() {
+// firstDue is when the due timer of an inline handler first fires: at
+// watchAfter to register the watch, if there is one and it comes before
+// StreamAfter, else at StreamAfter.
+func (r *reply) firstDue() time.Duration {
+	if r.cut != nil && (r.dueAfter <= 0 || watchAfter < r.dueAfter) {
+		return watchAfter
+	}
+	return r.dueAfter
+}
+
+// dueFired runs when an inline handler's due timer fires: at watchAfter it
+// registers the watch and re-arms dt for the rest of StreamAfter, if any;
+// at StreamAfter it starts the writer, due to open a stream.
+func (r *reply) dueFired(dt *dueTimer) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.inline || r.due != dt {
+		return // the handler returned meanwhile
+	}
+	if r.cut != nil && r.unwatch == nil {
+		r.watchLocked()
+		if r.dueAfter <= 0 {
+			return
+		}
+		if rest := r.dueAfter - watchAfter; rest > 0 {
+			dt.t.Reset(rest)
+			return
+		}
+	}
 	r.spawnLocked(true)
-	r.mu.Unlock()
 }
 
 // spawnLocked starts the writer, once, while a handler runs inline. That
@@ -133,6 +193,8 @@ func (r *reply) spawnLocked(due bool) {
 		return
 	}
 	r.spawned = true
+	// The handler still runs here, and the writer cannot cancel it.
+	r.watchLocked()
 	r.w.spawn(due)
 }
 
@@ -180,7 +242,7 @@ func (dt *dueTimer) fire() {
 	r := dt.r
 	dt.mu.Unlock()
 	if r != nil {
-		r.streamDue()
+		r.dueFired(dt)
 	}
 }
 

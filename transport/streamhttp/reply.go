@@ -67,11 +67,14 @@ type reply struct {
 // may expect, far above what a quick handler takes.
 const watchAfter = 10 * time.Millisecond
 
-// watchLocked registers the watch on cut, once.
-func (r *reply) watchLocked() {
-	if r.cut != nil && r.unwatch == nil {
-		r.unwatch = context.AfterFunc(r.cut, r.sess.Close)
+// watchLocked registers the watch on cut, once; it reports whether this
+// call did.
+func (r *reply) watchLocked() bool {
+	if r.cut == nil || r.unwatch != nil {
+		return false
 	}
+	r.unwatch = context.AfterFunc(r.cut, r.sess.Close)
+	return true
 }
 
 // stopWatch deregisters the watch, if one was registered.
@@ -172,8 +175,8 @@ func (r *reply) dueFired(dt *dueTimer) {
 	if !r.inline || r.due != dt {
 		return // the handler returned meanwhile
 	}
-	if r.cut != nil && r.unwatch == nil {
-		r.watchLocked()
+	if r.watchLocked() {
+		// That was the watch's time; StreamAfter's may still come.
 		if r.dueAfter <= 0 {
 			return
 		}

@@ -31,8 +31,10 @@
 // # Output
 //
 // Every message is written as one line made pure ASCII (non-ASCII text
-// becomes \u escapes), by a single writer goroutine that batches whatever
-// messages are queued into one write. Stdout carries nothing else; the
+// becomes \u escapes), one write at a time, each carrying whatever messages
+// are queued. The reading goroutine writes its held answers itself when
+// no write is under way and the output has deadlines (stdout as a pipe);
+// a writer goroutine writes the rest. Stdout carries nothing else; the
 // transport's own diagnostics go to its slog logger. A write that makes no
 // progress for WriteTimeout ends the transport: a peer that stopped reading
 // must not pin the session's memory and calls forever.

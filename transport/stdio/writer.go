@@ -39,6 +39,14 @@ type deadliner interface {
 // new messages pile up in pending and go out together in the next call, so
 // under load one syscall carries many messages, and an idle writer sends a
 // lone message at once, with no batching delay.
+//
+// A flush (the reader's held answers) is written by the flushing goroutine
+// itself when no write is under way: waking the writer goroutine for it
+// cost a futex wake and a goroutine switch per burst, more than the write.
+// Only one goroutine writes at a time (writing), so lines still never
+// interleave. It does so only on a writer with deadlines: a write the
+// watchdog gives up on may never return, and only the writer goroutine may
+// be left stuck in one.
 type writer struct {
 	out     io.Writer
 	timeout time.Duration
@@ -50,6 +58,7 @@ type writer struct {
 	room    sync.Cond // pending shrank, or closed, or failed
 	pending []byte
 	spare   []byte
+	writing bool  // a write is under way, outside mu
 	closed  bool  // no new messages
 	err     error // terminal write error
 
@@ -113,41 +122,59 @@ func (w *writer) send(msg []byte, held bool) error {
 	return nil
 }
 
-// flush has the held messages written.
+// flush has the held messages written: by the caller, when no write is
+// under way; else by the writer, which takes pending when its write ends.
 func (w *writer) flush() {
 	w.mu.Lock()
-	if len(w.pending) > 0 {
+	defer w.mu.Unlock()
+	switch {
+	case len(w.pending) == 0 || w.writing || w.err != nil:
+	case w.closed || w.dl == nil:
 		w.ready.Signal()
+	default:
+		w.writeLocked()
+		// A message sent meanwhile, or a close, found the write under way:
+		// the writer goroutine waits for it.
+		if len(w.pending) > 0 || w.closed {
+			w.ready.Signal()
+		}
 	}
-	w.mu.Unlock()
 }
 
 // run is the writer goroutine.
 func (w *writer) run() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for {
-		for len(w.pending) == 0 && !w.closed && w.err == nil {
-			w.ready.Wait()
+	for w.err == nil {
+		if len(w.pending) > 0 && !w.writing {
+			w.writeLocked()
+			continue
 		}
-		if w.err != nil || len(w.pending) == 0 {
-			break // failed, or closed and flushed
+		if w.closed && !w.writing {
+			break // flushed
 		}
-		batch := w.pending
-		w.pending, w.spare = w.spare[:0], nil
-		w.room.Broadcast()
-		w.mu.Unlock()
-		err := w.write(batch)
-		w.mu.Lock()
-		if cap(batch) <= 4*queueBytes { // let a huge one-off buffer go
-			w.spare = batch[:0]
-		}
-		if err != nil {
-			w.failLocked(err)
-			break
-		}
+		w.ready.Wait()
 	}
 	w.finish.Do(func() { close(w.finished) })
+}
+
+// writeLocked writes what is pending, with mu released during the write.
+// mu is held on entry and on return, and no other write is under way.
+func (w *writer) writeLocked() {
+	batch := w.pending
+	w.pending, w.spare = w.spare[:0], nil
+	w.writing = true
+	w.room.Broadcast()
+	w.mu.Unlock()
+	err := w.write(batch)
+	w.mu.Lock()
+	w.writing = false
+	if cap(batch) <= 4*queueBytes { // let a huge one-off buffer go
+		w.spare = batch[:0]
+	}
+	if err != nil {
+		w.failLocked(err)
+	}
 }
 
 // write writes b in chunks, each bounded by the timeout.

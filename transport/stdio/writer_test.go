@@ -129,3 +129,83 @@ func TestWriterFailureReleasesSenders(t *testing.T) {
 	require.ErrorIs(t, w.result(), ErrWriteTimeout)
 	<-w.finished
 }
+
+// gateWriter records writes. While gate is set, a Write waits on it
+// (entered is told first); deadlines, when accepted, are not enforced.
+type gateWriter struct {
+	deadlines bool
+	entered   chan struct{}
+	gate      chan struct{}
+	mu        sync.Mutex
+	buf       bytes.Buffer
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	if g.gate != nil {
+		select {
+		case g.entered <- struct{}{}:
+		default:
+		}
+		<-g.gate
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.buf.Write(p)
+}
+
+func (g *gateWriter) written() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.buf.String()
+}
+
+// withDeadlines exposes SetWriteDeadline, making the writer one whose
+// flush may write on the caller's goroutine.
+type withDeadlines struct{ *gateWriter }
+
+func (withDeadlines) SetWriteDeadline(time.Time) error { return nil }
+
+// flush writes the held answers itself when the output has deadlines and
+// no write is under way; otherwise it leaves them to the writer goroutine
+// and returns at once.
+func TestWriterFlush(t *testing.T) {
+	const a, b = `{"a":1}`, `{"b":2}`
+	t.Run("idle writer with deadlines: written before flush returns", func(t *testing.T) {
+		g := &gateWriter{}
+		w := newWriter(withDeadlines{g}, time.Minute)
+		defer w.close()
+		require.NoError(t, w.send([]byte(a), true))
+		require.NoError(t, w.send([]byte(b), true))
+		assert.Empty(t, g.written(), "held until the flush")
+		w.flush()
+		assert.Equal(t, a+"\n"+b+"\n", g.written(), "one write by the flusher")
+	})
+	for _, tc := range []struct {
+		name string
+		out  func(*gateWriter) io.Writer
+	}{
+		{"a write under way", func(g *gateWriter) io.Writer { return withDeadlines{g} }},
+		{"no deadlines", func(g *gateWriter) io.Writer { return g }},
+	} {
+		t.Run(tc.name+": flush does not wait for the write", func(t *testing.T) {
+			g := &gateWriter{entered: make(chan struct{}, 1), gate: make(chan struct{})}
+			w := newWriter(tc.out(g), time.Minute)
+			if tc.name == "a write under way" {
+				require.NoError(t, w.Send([]byte(a))) // the writer goroutine takes it and blocks
+				<-g.entered
+				require.NoError(t, w.send([]byte(b), true))
+				w.flush()
+			} else {
+				require.NoError(t, w.send([]byte(a), true))
+				require.NoError(t, w.send([]byte(b), true))
+				w.flush() // hands the batch to the writer goroutine, which blocks
+				<-g.entered
+			}
+			close(g.gate)
+			w.close()
+			<-w.finished
+			require.NoError(t, w.result())
+			assert.Equal(t, a+"\n"+b+"\n", g.written())
+		})
+	}
+}

@@ -64,7 +64,13 @@ type loop struct {
 	quit    chan struct{} // closed by stop: spares exit
 	// current is the reader holding the role; the budget timer looks at it.
 	current atomic.Pointer[reader]
-	budgetT *time.Timer // fires takeover of the current reader
+	// budgetT checks on the current reader's call. It is armed by the
+	// first call to start after it last found none running, then re-arms
+	// itself for as long as calls keep running: resetting a timer for
+	// every call cost more than the rest of the stdio side of a call.
+	budgetT *time.Timer
+	armed   atomic.Bool // budgetT is set
+	epoch   time.Time   // the origin of reader.since
 	// wake passes the role to a parked spare.
 	wake   chan struct{}
 	spares atomic.Int32
@@ -85,7 +91,8 @@ func newLoop(ctx context.Context, in io.Reader, w *writer, o *Options) *loop {
 	}
 	l.lines.beforeRead = w.flush
 	if l.budget > 0 {
-		l.budgetT = time.AfterFunc(time.Hour, func() { l.takeover(l.current.Load()) })
+		l.epoch = time.Now()
+		l.budgetT = time.AfterFunc(time.Hour, l.checkBudget)
 		l.budgetT.Stop()
 	}
 	return l
@@ -183,6 +190,27 @@ func (l *loop) takeover(r *reader) {
 	}
 }
 
+// checkBudget is budgetT's function: it takes the role from a reader whose
+// call has run for the budget, and otherwise sets itself for when the
+// running call's budget ends, or disarms when none is running.
+func (l *loop) checkBudget() {
+	for {
+		if r := l.current.Load(); r != nil && r.phase.Load() == phaseRunning {
+			// since was stored before the phase became phaseRunning.
+			if left := l.budget - (time.Since(l.epoch) - time.Duration(r.since.Load())); left > 0 {
+				l.budgetT.Reset(left)
+				return
+			}
+			l.takeover(r)
+		}
+		l.armed.Store(false)
+		// A call that started meanwhile may have seen the timer armed.
+		if r := l.current.Load(); r == nil || r.phase.Load() != phaseRunning || !l.armed.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
 // park waits as a spare until given the role (true), or until stop or
 // the spares being full send it away (false).
 func (l *loop) park() bool {
@@ -204,6 +232,7 @@ func (l *loop) park() bool {
 type reader struct {
 	l     *loop
 	phase atomic.Uint32
+	since atomic.Int64 // when its inline call started, after l.epoch
 }
 
 // Send implements transport.Sink. A message the reader sends itself while
@@ -219,16 +248,15 @@ func (*reader) CopiesMessages() {}
 // Inline implements transport.Inliner: the budget runs while the handler
 // does.
 func (r *reader) Inline(running bool) {
-	if running {
-		if r.phase.CompareAndSwap(phaseDelivering, phaseRunning) && r.l.budgetT != nil {
-			r.l.budgetT.Reset(r.l.budget)
-		}
+	l := r.l
+	if !running {
+		r.phase.CompareAndSwap(phaseRunning, phaseDelivering)
 		return
 	}
-	if r.l.budgetT != nil {
-		r.l.budgetT.Stop()
+	r.since.Store(int64(time.Since(l.epoch)))
+	if r.phase.CompareAndSwap(phaseDelivering, phaseRunning) && !l.armed.Load() && l.armed.CompareAndSwap(false, true) {
+		l.budgetT.Reset(l.budget)
 	}
-	r.phase.CompareAndSwap(phaseRunning, phaseDelivering)
 }
 
 // Detach implements transport.Detacher.

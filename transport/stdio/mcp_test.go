@@ -147,17 +147,24 @@ func TestPipelinedCalls(t *testing.T) {
 // would hang here. Quick calls run on the goroutine reading stdin; the
 // slow one gives up reading when its inline budget runs out, when it says
 // it is about to wait (Detach), or never holds it (a negative budget).
+// The budget timer is armed by one call and checks on whichever runs when
+// it fires: warm quick calls before the slow one have it fire during the
+// slow call (pause 0), or find no call and disarm first (a long pause).
 func TestSlowCallDoesNotDelayFast(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		budget time.Duration
 		detach bool
+		warm   int
+		pause  time.Duration
 	}{
-		{"budget runs out", 0, false},
-		{"short budget", time.Microsecond, false},
-		{"detach", time.Hour, true},
-		{"detach with budget", 0, true},
-		{"executor only", -1, false},
+		{"budget runs out", 0, false, 0, 0},
+		{"short budget", time.Microsecond, false, 0, 0},
+		{"budget armed by an earlier call", 20 * time.Millisecond, false, 3, 0},
+		{"budget armed again after idling", 20 * time.Millisecond, false, 3, 60 * time.Millisecond},
+		{"detach", time.Hour, true, 0, 0},
+		{"detach with budget", 0, true, 0, 0},
+		{"executor only", -1, false, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			release := make(chan struct{})
@@ -176,6 +183,11 @@ func TestSlowCallDoesNotDelayFast(t *testing.T) {
 			})
 			c := serveWith(t, context.Background(), srv, &stdio.Options{InlineBudget: tc.budget})
 			c.initialize(t)
+			for id := 10; id < 10+tc.warm; id++ {
+				c.write(t, callLine(id, "echo", `{"text":"warm"}`))
+				assert.Equal(t, textResult(id, "warm"), c.readLine(t))
+			}
+			time.Sleep(tc.pause)
 			c.write(t, callLine(1, "slow", `{}`))
 			for id := 2; id <= 4; id++ {
 				c.write(t, callLine(id, "echo", `{"text":"fast"}`))

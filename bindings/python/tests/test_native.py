@@ -88,19 +88,20 @@ def test_sync_and_async_tools_over_a_session(lib: _native.Library) -> None:
 
 def test_thousand_concurrent_async_calls(lib: _native.Library) -> None:
     server = polymcp.Server("many", max_concurrency=1000)
-    release = threading.Event()
+    # Every handler runs on the binding's one event loop, where this event
+    # binds on first use. Waiting on it, not polling: 1,000 coroutines
+    # polling kept the loop so busy on a slow machine that the last calls
+    # could not start before the others' 30 s deadline.
+    release = asyncio.Event()
     started = 0
-    lock = threading.Lock()
 
     @server.tool()
     async def hold(i: int) -> str:
         nonlocal started
-        with lock:
-            started += 1
-            if started == 1000:
-                release.set()
-        while not release.is_set():  # all 1000 are in flight before any answers
-            await asyncio.sleep(0.005)
+        started += 1
+        if started == 1000:
+            release.set()
+        await release.wait()  # all 1000 are in flight before any answers
         return str(i)
 
     try:
@@ -108,7 +109,8 @@ def test_thousand_concurrent_async_calls(lib: _native.Library) -> None:
         for i in range(1000):
             session.dispatch(call(i, "hold", {"i": i}))
         for i in range(1000):
-            assert peer.answer(i)["result"] == {"content": [{"type": "text", "text": str(i)}]}
+            answer = peer.answer(i)
+            assert answer.get("result") == {"content": [{"type": "text", "text": str(i)}]}, answer
         assert started == 1000
     finally:
         server.close()

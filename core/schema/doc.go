@@ -49,7 +49,9 @@
 // numeric and length bounds, items) also get a small compiled validator that
 // checks decoded values directly, without allocating on success; every other
 // schema is checked by the library. Both give the same verdicts and the same
-// messages.
+// messages. For that subset, [Validator.Admits] also walks raw JSON without
+// decoding it and says whether it is certainly valid, so a caller decodes
+// only what it must report on.
 //
 // A failed validation is a [*ValidationError]. Its message names the rule
 // and the place, never the value, since arguments may hold secrets:

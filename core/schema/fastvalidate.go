@@ -209,8 +209,11 @@ func (n *fastNode) checkArray(arr []any, path *frame, is *issues) bool {
 }
 
 // holds reports whether the number v satisfies the bound.
-func (b fastBound) holds(v any) bool {
-	c := compareNum(v, b)
+func (b fastBound) holds(v any) bool { return b.satisfied(compareNum(v, b)) }
+
+// satisfied reports whether a number that compares c with the bound
+// satisfies it.
+func (b fastBound) satisfied(c int) bool {
 	switch b.keyword {
 	case "minimum":
 		return c >= 0

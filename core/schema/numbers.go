@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -195,13 +196,7 @@ func compareNum(v any, b fastBound) int {
 		}
 		return r.Cmp(b.rat)
 	}
-	switch {
-	case x < b.f:
-		return -1
-	case x > b.f:
-		return 1
-	}
-	return 0
+	return cmp.Compare(x, b.f)
 }
 
 // toRat reads a number exactly the way the library does: its %v form.

@@ -127,7 +127,7 @@ func accepts(h http.Header, want string) bool {
 			item, rest, more = strings.Cut(rest, ",")
 			mt, params, _ := strings.Cut(item, ";")
 			mt = strings.TrimSpace(mt)
-			if !strings.EqualFold(mt, want) && mt != "*/*" && !strings.EqualFold(mt, major+"/*") {
+			if !strings.EqualFold(mt, want) && mt != "*/*" && !isRangeOf(mt, major) {
 				continue
 			}
 			if !zeroQuality(params) {
@@ -136,6 +136,13 @@ func accepts(h http.Header, want string) bool {
 		}
 	}
 	return false
+}
+
+// isRangeOf reports whether mt is the media range major/* (major in any
+// case), without building that string for every item of every request.
+func isRangeOf(mt, major string) bool {
+	base, ok := strings.CutSuffix(mt, "/*")
+	return ok && strings.EqualFold(base, major)
 }
 
 // zeroQuality reports whether media-range parameters hold q=0.

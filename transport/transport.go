@@ -67,6 +67,18 @@ type Detacher interface {
 	Detach()
 }
 
+// Deferrable is implemented by a Sink that takes a request's answer after
+// Deliver has returned, from any goroutine or thread (a C ABI host's,
+// completing the call), without calling out of the library: stdio's
+// output queue. A handler whose answer comes from elsewhere may then
+// return before it (router.Request.Defer) instead of keeping a goroutine
+// blocked until it comes.
+type Deferrable interface {
+	Sink
+	// TakesLateAnswers marks the sink; it does nothing.
+	TakesLateAnswers()
+}
+
 // SinkFunc adapts a function to Sink.
 type SinkFunc func(msg []byte) error
 

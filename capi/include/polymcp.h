@@ -407,6 +407,14 @@ int polymcp_http_cancel(polymcp_http_t h);
  * cancelled (on_cancel); afterwards every function below returns
  * POLYMCP_E_UNKNOWN_CALL for it. All of them may be called from any thread,
  * inside on_call included, concurrently with each other.
+ *
+ * On the library's stdio transport a call answered after on_call returned
+ * is written out by the thread that answers it (no library thread waits
+ * for the answer, so none has to be woken): polymcp_call_complete and
+ * polymcp_call_fail then encode the answer there and may block while the
+ * output queue is full (a client that stopped reading), at most the
+ * transport's write_timeout. On_cancel for such a call comes from a
+ * library thread as ever.
  */
 
 /*

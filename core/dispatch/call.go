@@ -41,6 +41,10 @@ type call struct {
 	inline transport.Inliner
 	// m is the method the call runs (Run), set before it is submitted.
 	m method
+	// jobCtx is the context Run got; hold keeps its executor slot while a
+	// deferred answer is awaited (Defer, Resume).
+	jobCtx context.Context
+	hold   executor.Hold
 
 	mu   sync.Mutex
 	done bool
@@ -69,7 +73,7 @@ func (s *Session) newCall(msg jsonrpc.Message, reply transport.Sink) *call {
 func (c *call) admitted() {
 	adm := &c.adm
 	c.req = router.Request{Method: c.method, Revision: adm.dialect.Revision(),
-		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, RawMeta: adm.rawMeta}
+		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, Deferrer: c, RawMeta: adm.rawMeta}
 	if m, ok := adm.dialect.Catalogue().Lookup(c.method); ok && m.InputRequired {
 		c.in = inputs{c: c, modern: adm.dialect.Era() == protocol.Modern}
 		c.req.Inputs = &c.in
@@ -203,10 +207,46 @@ func (c *call) run(ctx context.Context, m method) {
 	}
 }
 
-// Run implements executor.Job: the method's handler, then its answer.
+// Run implements executor.Job: the method's handler, then its answer,
+// unless the handler deferred it (Resume gives it then).
 func (c *call) Run(ctx context.Context) {
+	c.jobCtx = ctx
 	res, err := c.m.run(ctx, c)
 	c.inlineEnd()
+	if c.hold.Held() {
+		if err == router.ErrDeferred {
+			return
+		}
+		// The answer came before the handler could return without it.
+		c.hold.Release()
+	}
+	c.complete(ctx, res, err)
+}
+
+// Defer implements router.Deferrer: a reply that takes late answers
+// (transport.Deferrable) lets the handler return before its answer, which
+// keeps the job's executor slot meanwhile.
+func (c *call) Defer() bool {
+	if _, ok := c.reply.(transport.Deferrable); !ok {
+		return false
+	}
+	h, ok := executor.HoldJob(c.jobCtx)
+	if ok {
+		c.hold = h
+	}
+	return ok
+}
+
+// Resume implements router.Deferrer: the deferred answer, shaped as Run's
+// method would have shaped it, on the answering goroutine.
+func (c *call) Resume(res spec.Result, err error) {
+	res, err = c.inputOutcome(res, err)
+	c.complete(c.jobCtx, res, err)
+	c.hold.Release()
+}
+
+// complete answers for a handler that is done with res and err.
+func (c *call) complete(ctx context.Context, res spec.Result, err error) {
 	if ctx.Err() != nil {
 		// The deadline or a cancellation won the race with the handler:
 		// the answer is decided by the cause, not by what the handler

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
 )
 
@@ -102,7 +103,7 @@ func listTools(_ context.Context, c *call) (spec.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rpcResult(c.s.rt.cfg.Router.ListTools(cur))
+	return router.ResultOf(c.s.rt.cfg.Router.ListTools(cur))
 }
 
 func listResources(_ context.Context, c *call) (spec.Result, error) {
@@ -110,7 +111,7 @@ func listResources(_ context.Context, c *call) (spec.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rpcResult(c.s.rt.cfg.Router.ListResources(cur))
+	return router.ResultOf(c.s.rt.cfg.Router.ListResources(cur))
 }
 
 func listResourceTemplates(_ context.Context, c *call) (spec.Result, error) {
@@ -118,7 +119,7 @@ func listResourceTemplates(_ context.Context, c *call) (spec.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rpcResult(c.s.rt.cfg.Router.ListResourceTemplates(cur))
+	return router.ResultOf(c.s.rt.cfg.Router.ListResourceTemplates(cur))
 }
 
 func listPrompts(_ context.Context, c *call) (spec.Result, error) {
@@ -126,16 +127,7 @@ func listPrompts(_ context.Context, c *call) (spec.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rpcResult(c.s.rt.cfg.Router.ListPrompts(cur))
-}
-
-// rpcResult turns the router's (result, *jsonrpc.Error) pair into a
-// (spec.Result, error) pair without the typed-nil trap.
-func rpcResult[R spec.Result](res R, err *jsonrpc.Error) (spec.Result, error) {
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return router.ResultOf(c.s.rt.cfg.Router.ListPrompts(cur))
 }
 
 func callTool(ctx context.Context, c *call) (spec.Result, error) {
@@ -155,7 +147,7 @@ func callTool(ctx context.Context, c *call) (spec.Result, error) {
 	if err := c.prepareInputs(); err != nil {
 		return nil, err
 	}
-	return c.inputOutcome(rpcResult(c.s.rt.cfg.Router.CallTool(ctx, &c.req, &p)))
+	return c.inputOutcome(router.ResultOf(c.s.rt.cfg.Router.CallTool(ctx, &c.req, &p)))
 }
 
 func readResource(ctx context.Context, c *call) (spec.Result, error) {
@@ -201,7 +193,7 @@ func getPrompt(ctx context.Context, c *call) (spec.Result, error) {
 	if err := c.prepareInputs(); err != nil {
 		return nil, err
 	}
-	return c.inputOutcome(rpcResult(c.s.rt.cfg.Router.GetPrompt(ctx, &c.req, &p)))
+	return c.inputOutcome(router.ResultOf(c.s.rt.cfg.Router.GetPrompt(ctx, &c.req, &p)))
 }
 
 func complete(ctx context.Context, c *call) (spec.Result, error) {
@@ -212,5 +204,5 @@ func complete(ctx context.Context, c *call) (spec.Result, error) {
 	if p.Ref.Type != spec.RefPrompt && p.Ref.Type != spec.RefResource {
 		return nil, invalidParams("completion/complete: unknown ref type %q", p.Ref.Type)
 	}
-	return rpcResult(c.s.rt.cfg.Router.Complete(ctx, &c.req, &p))
+	return router.ResultOf(c.s.rt.cfg.Router.Complete(ctx, &c.req, &p))
 }

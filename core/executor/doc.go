@@ -47,6 +47,15 @@
 // [ErrClosed]) by [Job.Ended], so that it needs no watch on its context for
 // them.
 //
+// # Holding a slot
+//
+// A job whose work finishes elsewhere — a handler answered later by a C
+// ABI host, from the host's own thread — need not keep a goroutine blocked
+// for it: [HoldJob], called from its Run, keeps the job running after Run
+// returns (its slot taken, its deadline and context alive, Close and
+// timeouts ending it as any running job) until [Hold.Release], from any
+// goroutine, ends it with [ErrFinished] and hands its slot on.
+//
 // # Limits
 //
 // Goroutines cannot be killed. Cancelling a job's context — by timeout,

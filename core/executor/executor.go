@@ -178,7 +178,7 @@ type job struct {
 	e        *Executor
 	job      Job
 	ctx      context.Context // what fn receives and Submit returns
-	jc       jobContext      // ctx, when the executor has a Timeout
+	jc       jobContext      // ctx
 	stop     func(cause error)
 	deadline time.Time // the executor's deadline; zero without Timeout
 	// unwatch deregisters the context.AfterFunc that drops a queued job
@@ -189,7 +189,8 @@ type job struct {
 	turn chan struct{}
 
 	state      atomic.Uint32
-	told       atomic.Bool // Job.Ended was called
+	told       atomic.Bool   // Job.Ended was called
+	hold       atomic.Uint32 // see Hold
 	prev, next *job
 }
 
@@ -204,17 +205,19 @@ func (j *job) end(cause error) {
 }
 
 // jobContext is a job's cancelable context that also reports the
-// executor's deadline, which the executor's sweep enforces.
+// executor's deadline, which the executor's sweep enforces, and leads back
+// to its job (Hold).
 type jobContext struct {
-	context.Context // from context.WithCancelCause
-	deadline        time.Time
+	context.Context           // from context.WithCancelCause
+	deadline        time.Time // zero without a Timeout
+	j               *job
 }
 
 func (c *jobContext) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+	if d, ok := c.Context.Deadline(); ok && (c.deadline.IsZero() || d.Before(c.deadline)) {
 		return d, true
 	}
-	return c.deadline, true
+	return c.deadline, !c.deadline.IsZero()
 }
 
 // Err reports a timed-out job as context.DeadlineExceeded, like a context
@@ -298,12 +301,13 @@ func (e *Executor) submit(parent context.Context, work Job, inline bool) (ctx co
 	// here, and building them may lock parent, which must not happen while
 	// the executor's lock is held by every submitter.
 	j := &job{e: e, job: work}
-	j.ctx, j.stop = context.WithCancelCause(parent)
+	j.jc.Context, j.stop = context.WithCancelCause(parent)
 	if e.timeout > 0 {
 		j.deadline = time.Now().Add(e.timeout)
-		j.jc = jobContext{Context: j.ctx, deadline: j.deadline}
-		j.ctx = &j.jc // one allocation with the job
+		j.jc.deadline = j.deadline
 	}
+	j.jc.j = j
+	j.ctx = &j.jc // one allocation with the job
 
 	e.mu.Lock()
 	if !e.closed && !j.deadline.IsZero() && !e.swept {
@@ -375,8 +379,8 @@ func (e *Executor) awaitTurn(j *job) {
 // runInline executes j on the caller's goroutine; the next queued job, if
 // any, goes to a worker, since the caller has its own work to go back to.
 func (e *Executor) runInline(j *job) {
-	if !e.execute(j) {
-		return // runtime.Goexit: execute already handed the slot on
+	if e.execute(j) != ran {
+		return // held, or runtime.Goexit: execute already handed the slot on
 	}
 	if n := e.next(j); n != nil {
 		e.start(n)
@@ -448,10 +452,15 @@ func (e *Executor) dropQueued(j *job, cause error) bool {
 func (e *Executor) run(j *job) {
 	var idle *time.Timer
 	for j != nil {
-		if !e.execute(j) {
-			return // runtime.Goexit: execute already handed the slot on
+		switch e.execute(j) {
+		case exited:
+			return // execute already handed the slot on
+		case held:
+			j = nil // its Release hands the slot on
+		default:
+			j = e.next(j)
 		}
-		if j = e.next(j); j == nil {
+		if j == nil {
 			j, idle = e.park(idle)
 		}
 	}
@@ -477,18 +486,34 @@ func (e *Executor) park(idle *time.Timer) (*job, *time.Timer) {
 	return nil, idle
 }
 
-func (e *Executor) execute(j *job) (ok bool) {
+// How execute left a job.
+type outcome uint8
+
+const (
+	ran    outcome = iota // over: the caller retires it (next)
+	held                  // Run returned under a Hold: Release retires it
+	exited                // runtime.Goexit: the slot was handed on already
+)
+
+func (e *Executor) execute(j *job) (out outcome) {
 	returned := false
 	defer func() {
 		if returned {
+			if j.hold.CompareAndSwap(holdRunning, holdParked) {
+				out = held
+				return
+			}
 			j.end(ErrFinished)
 			return
 		}
+		// A job that panicked or exited is over, held or not: a later
+		// Release does nothing.
+		j.hold.Store(holdReleased)
 		if r := recover(); r != nil {
 			// debug.Stack inside the deferred call still shows the frames
 			// of the panicking function.
 			j.end(&PanicError{Value: r, Stack: debug.Stack()})
-			ok = true
+			out = ran
 			return
 		}
 		// Neither returned nor panicked: runtime.Goexit. Treat it as a
@@ -497,10 +522,70 @@ func (e *Executor) execute(j *job) (ok bool) {
 		if n := e.next(j); n != nil {
 			go e.run(n)
 		}
+		out = exited
 	}()
 	j.job.Run(j.ctx)
 	returned = true
-	return true
+	return ran
+}
+
+// Hold states of a job.
+const (
+	holdNone     uint32 = iota
+	holdRunning         // held, and Run has not returned yet
+	holdParked          // held after Run returned: the slot waits for Release
+	holdReleased        // released, or the job is over
+)
+
+// Hold is a running job's claim on its slot past the return of its Run,
+// for work that finishes elsewhere (a handler whose answer a C ABI host
+// gives later, from its own thread): the goroutine that ran the job goes
+// back to other work, and the job stays running — counted against
+// MaxConcurrency, under its deadline, its context alive — until Release.
+type Hold struct{ j *job }
+
+// HoldJob holds the job whose context is ctx, which must be the context
+// its Run received, while Run has not returned. It reports false for any
+// other context and for a job held before.
+func HoldJob(ctx context.Context) (Hold, bool) {
+	jc, ok := ctx.(*jobContext)
+	if !ok || jc.j.state.Load() != stateRunning || !jc.j.hold.CompareAndSwap(holdNone, holdRunning) {
+		return Hold{}, false
+	}
+	return Hold{jc.j}, true
+}
+
+// Held reports whether h holds a job (the zero Hold holds none).
+func (h Hold) Held() bool { return h.j != nil }
+
+// Release ends the held job as if its Run returned now: its context is
+// cancelled with ErrFinished and its slot goes to the next queued job.
+// Released before Run returns, the job ends when Run does. Only the first
+// Release counts; one after a panic in Run, or on the zero Hold, does
+// nothing.
+func (h Hold) Release() {
+	j := h.j
+	if j == nil {
+		return
+	}
+	for {
+		switch j.hold.Load() {
+		case holdRunning:
+			if j.hold.CompareAndSwap(holdRunning, holdReleased) {
+				return // execute retires it when Run returns
+			}
+		case holdParked:
+			if j.hold.CompareAndSwap(holdParked, holdReleased) {
+				j.end(ErrFinished)
+				if n := j.e.next(j); n != nil {
+					j.e.start(n)
+				}
+				return
+			}
+		default:
+			return
+		}
+	}
 }
 
 // next retires the finished job j and returns the next queued job to run on

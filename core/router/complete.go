@@ -58,7 +58,13 @@ func (r *Router) Complete(ctx context.Context, req *Request, p *spec.CompletePar
 	if h == nil {
 		return &spec.CompleteResult{Completion: spec.Completion{Values: []string{}}}, nil
 	}
-	c, err := h(ctx, req, p)
+	req.deferAs(completeThen, nil)
+	return completeResult(h(ctx, req, p))
+}
+
+// completeResult is the answer to a completion/complete whose handler gave
+// c and err.
+func completeResult(c *spec.Completion, err error) (*spec.CompleteResult, *jsonrpc.Error) {
 	if err != nil {
 		return nil, handlerError(err)
 	}

@@ -73,7 +73,12 @@ func (r *Router) GetPrompt(ctx context.Context, req *Request, p *spec.GetPromptP
 			return nil, invalidParams("missing required argument %q for prompt %q", a.Name, pr.def.Name)
 		}
 	}
-	res, err := pr.handler(ctx, req, p.Arguments)
+	req.deferAs(promptThen, nil)
+	return promptResult(pr.handler(ctx, req, p.Arguments))
+}
+
+// promptResult is the answer to a prompts/get whose handler gave res and err.
+func promptResult(res *spec.GetPromptResult, err error) (*spec.GetPromptResult, *jsonrpc.Error) {
 	if err != nil {
 		return nil, handlerError(err)
 	}

@@ -24,6 +24,15 @@ type Request struct {
 	// Inputs asks the client for input (Input, Elicit, Sample, Roots). The
 	// dispatcher sets it for tools/call, prompts/get and resources/read.
 	Inputs Inputter
+	// Deferrer takes answers given after the handler returned (Defer); the
+	// dispatcher sets it.
+	Deferrer Deferrer
+
+	// then shapes a deferred answer as the method being run shapes a
+	// returned one; the Router sets it, and tool, before it calls a
+	// handler that may defer.
+	then func(req *Request, v any, err error) (spec.Result, error)
+	tool *tool
 }
 
 // Notifier is implemented by the dispatcher. It enforces the protocol's

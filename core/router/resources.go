@@ -157,10 +157,12 @@ func (r *Router) ReadResource(ctx context.Context, req *Request, uri string) (*s
 		return nil, invalidParams("invalid resource URI: %s", err)
 	}
 	if res, ok := r.resources.lookup(uri); ok {
+		req.deferAs(resourceThen, nil)
 		return readResult(res.handler(ctx, req, uri, nil))
 	}
 	for _, t := range r.templates.load().items {
 		if vars, ok := t.tmpl.Match(uri); ok {
+			req.deferAs(resourceThen, nil)
 			return readResult(t.handler(ctx, req, uri, vars))
 		}
 	}

@@ -159,7 +159,13 @@ func (r *Router) CallTool(ctx context.Context, req *Request, p *spec.CallToolPar
 	if rpcErr != nil || rejected != nil {
 		return rejected, rpcErr
 	}
+	req.deferAs(toolThen, t)
 	res, err := t.handler(ctx, req, args)
+	return t.outcome(req, res, err)
+}
+
+// outcome is the answer to a call whose handler gave res and err.
+func (t *tool) outcome(req *Request, res *spec.CallToolResult, err error) (*spec.CallToolResult, *jsonrpc.Error) {
 	if err != nil {
 		return toolError(err)
 	}

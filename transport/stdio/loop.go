@@ -118,6 +118,7 @@ func (l *loop) serve(r *reader) {
 	for {
 		l.current.Store(r)
 		if err := l.read(r); err != nil {
+			l.w.flush() // what it held
 			l.done <- err
 			return
 		}
@@ -145,6 +146,7 @@ func (l *loop) read(r *reader) error {
 			return errStopped
 		}
 		line, tooLong, err := l.lines.Next()
+		l.w.holding.Store(true) // it flushes before the next read
 		if tooLong {
 			l.log.Warn("stdio: input line too long, discarded", "max_line_bytes", l.lines.max)
 			if err := l.w.send(l.tooLong, true); err != nil {
@@ -235,9 +237,9 @@ type reader struct {
 	since atomic.Int64 // when its inline call started, after l.epoch
 }
 
-// Send implements transport.Sink. A message the reader sends itself while
-// handling a line waits for the flush before the next read; any other is
-// written at once.
+// Send implements transport.Sink. A message sent while the reader handles
+// a line (its own answer, or a deferred one from another thread) waits for
+// the flush before the next read; any other is written at once.
 func (r *reader) Send(msg []byte) error {
 	return r.l.w.send(msg, r.phase.Load() == phaseDelivering)
 }
@@ -245,10 +247,16 @@ func (r *reader) Send(msg []byte) error {
 // CopiesMessages implements transport.Copier: the writer copies.
 func (*reader) CopiesMessages() {}
 
+// TakesLateAnswers implements transport.Deferrable: the writer takes
+// messages from any thread, and its held ones always reach a flush.
+func (*reader) TakesLateAnswers() {}
+
 // Inline implements transport.Inliner: the budget runs while the handler
-// does.
+// does, and what is sent meanwhile is not held for the reader, which is
+// busy.
 func (r *reader) Inline(running bool) {
 	l := r.l
+	l.w.holding.Store(!running)
 	if !running {
 		r.phase.CompareAndSwap(phaseRunning, phaseDelivering)
 		return

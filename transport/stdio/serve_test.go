@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/transport"
 )
 
 // serveAll serves in (read to EOF) with a fake server answering inline,
@@ -194,3 +196,32 @@ func TestServeWriteTimeout(t *testing.T) {
 		})
 	}
 }
+
+// Answers sent from other goroutines through the reader's sink, at any
+// point of its loop (as a C ABI host's deferred answers are), are never
+// left held: each of many one-at-a-time calls is answered, where an answer
+// held just after the reader's last flush would wait for input that never
+// comes. Pipelined bursts are answered whole too.
+func TestServeLateAnswersAreNeverStranded(t *testing.T) {
+	srv := newFakeServer()
+	h := startServe(t, context.Background(), srv, nil)
+	for i := range 2000 {
+		h.send(t, request(i, "echo", `{"i":1}`))
+		require.JSONEq(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"echo":{"i":1}}}`, i), h.recv(t))
+	}
+	const burst = 300
+	var b strings.Builder
+	for i := range burst {
+		b.WriteString(request(10000+i, "echo", `{}`) + "\n")
+	}
+	_, err := io.WriteString(h.in, b.String())
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for range burst {
+		seen[h.recv(t)] = true
+	}
+	assert.Len(t, seen, burst)
+}
+
+// The reader's sink takes late answers (transport.Deferrable).
+var _ transport.Deferrable = (*reader)(nil)

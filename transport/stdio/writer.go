@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -61,6 +62,13 @@ type writer struct {
 	writing bool  // a write is under way, outside mu
 	closed  bool  // no new messages
 	err     error // terminal write error
+	// holding says the reader will flush before it next waits for input:
+	// set by the reader as it takes a line, cleared by the flush under mu.
+	// A send may be held only while it is set, and decides so under mu, so
+	// a held message is always in some flush, whichever goroutine sent it
+	// (an answer from a C ABI host's thread arrives while the reader is at
+	// any point of its loop).
+	holding atomic.Bool
 
 	failed   chan struct{} // closed when err is set
 	finished chan struct{} // closed when no more output will be written
@@ -97,7 +105,8 @@ func (w *writer) CopiesMessages() {}
 func (w *writer) Send(msg []byte) error { return w.send(msg, false) }
 
 // send queues msg; held leaves it for the next flush rather than waking
-// the writer, so that the answers to a burst of input go out in one write.
+// the writer, so that the answers to a burst of input go out in one write,
+// if the reader is holding (else it is written at once).
 func (w *writer) send(msg []byte, held bool) error {
 	if len(msg) == 0 {
 		return errEmpty
@@ -116,7 +125,7 @@ func (w *writer) send(msg []byte, held bool) error {
 		return ErrClosed
 	}
 	w.pending = AppendLine(w.pending, msg)
-	if !held {
+	if !held || !w.holding.Load() {
 		w.ready.Signal() // nearly free when the writer is not waiting
 	}
 	return nil
@@ -127,6 +136,7 @@ func (w *writer) send(msg []byte, held bool) error {
 func (w *writer) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.holding.Store(false)
 	switch {
 	case len(w.pending) == 0 || w.writing || w.err != nil:
 	case w.closed || w.dl == nil:

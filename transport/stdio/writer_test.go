@@ -174,11 +174,29 @@ func TestWriterFlush(t *testing.T) {
 		g := &gateWriter{}
 		w := newWriter(withDeadlines{g}, time.Minute)
 		defer w.close()
+		// Once the writer goroutine has written a first message it waits
+		// to be woken, which a held message does not do.
+		require.NoError(t, w.Send([]byte(a)))
+		require.Eventually(t, func() bool { return g.written() == a+"\n" }, 5*time.Second, time.Millisecond)
+		w.holding.Store(true) // the reader took a line
 		require.NoError(t, w.send([]byte(a), true))
 		require.NoError(t, w.send([]byte(b), true))
-		assert.Empty(t, g.written(), "held until the flush")
+		time.Sleep(5 * time.Millisecond)
+		assert.Equal(t, a+"\n", g.written(), "held until the flush")
 		w.flush()
-		assert.Equal(t, a+"\n"+b+"\n", g.written(), "one write by the flusher")
+		assert.Equal(t, a+"\n"+a+"\n"+b+"\n", g.written(), "one write by the flusher")
+	})
+	// A send that asks to be held once the reader has flushed (an answer
+	// from another thread, racing the reader's last flush before it waits
+	// for input) is written at once: nothing would flush it.
+	t.Run("held after the last flush: written at once", func(t *testing.T) {
+		g := &gateWriter{}
+		w := newWriter(withDeadlines{g}, time.Minute)
+		defer w.close()
+		w.holding.Store(true)
+		w.flush()
+		require.NoError(t, w.send([]byte(a), true))
+		require.Eventually(t, func() bool { return g.written() == a+"\n" }, 5*time.Second, time.Millisecond)
 	})
 	for _, tc := range []struct {
 		name string

@@ -31,11 +31,24 @@ type Call struct {
 	key    string // the resource URI, for a not-found failure
 	req    *router.Request
 	ctx    context.Context // the handler's: Input waits within it
+	s      *Server
 	state  atomic.Uint32
 	// wake is made only by a handler that has to wait (most hosts answer
 	// inside on_call, and then no channel is needed); settle closes it if
 	// it is there once the outcome is published.
 	wake atomic.Pointer[chan struct{}]
+
+	// A deferred call (deferred, later: the request took a late answer)
+	// has no goroutine waiting: the outcome goes to later. invoke and
+	// settle each count handoff once they are done with their part, and
+	// the second answers: invoke by returning the outcome (the host
+	// answered before invoke could return without it), settle through
+	// later. unwatch stops the cancel watch; invoke sets it before it
+	// counts.
+	deferred bool
+	later    router.Later
+	handoff  atomic.Uint32
+	unwatch  func() bool
 
 	result any // *spec.CallToolResult, *spec.ReadResourceResult, ...
 	err    error
@@ -45,12 +58,21 @@ type Call struct {
 // The host may complete inside on_call (then no goroutine is woken) or
 // later from any thread; if ctx ends first (client cancel, deadline,
 // transport gone, server closed) the host gets on_cancel instead and any
-// later Complete fails with EUnknownCall.
+// later Complete fails with EUnknownCall. Where the request takes a late
+// answer (stdio), a call the host does not answer inside on_call returns
+// router.ErrDeferred, and the thread that completes it answers the client:
+// no goroutine waits, so none is woken, for the answer.
 func (s *Server) invoke(ctx context.Context, req *router.Request, kind uint32, tag uint64, key string, params *[]byte) (any, error) {
-	c := &Call{kind: kind, key: key, req: req, ctx: ctx}
+	c := &Call{kind: kind, key: key, req: req, ctx: ctx, s: s}
+	// Asked before on_call, which may answer at once: settle must know
+	// where the outcome goes.
+	c.later, c.deferred = req.Defer()
 	c.handle = calls.add(c)
 	s.cb.OnCall(c.handle, kind, tag, *params)
 	putParams(params)
+	if c.deferred {
+		return c.deferAnswer()
+	}
 	if c.state.Load() == stateCompleted {
 		return c.result, c.err
 	}
@@ -76,6 +98,47 @@ func (s *Server) invoke(ctx context.Context, req *router.Request, kind uint32, t
 	return c.result, c.err
 }
 
+// deferAnswer returns the outcome if the host gave it already, else
+// router.ErrDeferred, with the call watched for its context's end.
+func (c *Call) deferAnswer() (any, error) {
+	if c.state.Load() == statePending {
+		c.unwatch = context.AfterFunc(c.ctx, c.cancelled)
+	}
+	if c.handoff.Add(1) == 2 {
+		c.stopWatch()
+		return c.result, c.err
+	}
+	return nil, router.ErrDeferred
+}
+
+// cancelled is the cancel watch of a deferred call: the call ends without
+// the host's answer, which the request gets as its context's cause.
+func (c *Call) cancelled() {
+	if !c.state.CompareAndSwap(statePending, stateCancelled) {
+		return
+	}
+	calls.remove(c.handle)
+	c.s.cb.OnCancel(c.handle)
+	c.later.Answer(nil, context.Cause(c.ctx))
+}
+
+func (c *Call) stopWatch() {
+	if c.unwatch != nil {
+		c.unwatch()
+	}
+}
+
+// answerLater gives a deferred call's outcome to its request, as the
+// router's handler would have returned it.
+func (c *Call) answerLater() {
+	c.stopWatch()
+	v := c.result
+	if r, ok := v.(*spec.CompleteResult); ok {
+		v = &r.Completion // a CompleteHandler's result
+	}
+	c.later.Answer(v, c.err)
+}
+
 func lookupCall(h uint64) (*Call, error) {
 	return calls.get(h, EUnknownCall, "was already completed, failed or cancelled")
 }
@@ -88,7 +151,11 @@ func (c *Call) settle(result any, err error) error {
 	calls.remove(c.handle)
 	c.result, c.err = result, err
 	c.state.Store(stateCompleted)
-	if done := c.wake.Load(); done != nil {
+	if c.deferred {
+		if c.handoff.Add(1) == 2 {
+			c.answerLater()
+		}
+	} else if done := c.wake.Load(); done != nil {
 		close(*done)
 	}
 	return nil

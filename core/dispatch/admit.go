@@ -18,6 +18,43 @@ type requestMeta struct {
 	ProgressToken      json.RawMessage      `json:"progressToken"`
 }
 
+var metaNames = []string{spec.MetaProtocolVersion, spec.MetaClientCapabilities, spec.MetaClientInfo,
+	spec.MetaLogLevel, spec.MetaProgressToken}
+
+// readPlain reads raw, a _meta object, into m in one pass without a
+// decoder, when that is sure to read what the decoder would: each member
+// read comes once, the version and the log level are plain strings, the
+// capabilities and the progress token are not null and there is no
+// clientInfo (an object to decode). It reports false otherwise, when the
+// decoder must (and names the faults). The decoder cost a tenth of a
+// small modern call.
+func (m *requestMeta) readPlain(raw []byte) bool {
+	var v [5][]byte
+	if !jsonrpc.MembersOnce(raw, metaNames, v[:]) || v[2] != nil {
+		return false
+	}
+	if v[0] != nil {
+		s, ok := jsonrpc.PlainString(v[0])
+		if !ok {
+			return false
+		}
+		m.ProtocolVersion = &s
+	}
+	if v[1] != nil && v[1][0] == 'n' || v[4] != nil && v[4][0] == 'n' {
+		return false
+	}
+	if v[3] != nil {
+		s, ok := jsonrpc.PlainString(v[3])
+		if !ok {
+			return false
+		}
+		level := spec.LoggingLevel(s)
+		m.LogLevel = &level
+	}
+	m.ClientCapabilities, m.ProgressToken = v[1], v[4]
+	return true
+}
+
 // admission is the verdict on one request: the dialect it speaks and what
 // its _meta said.
 type admission struct {
@@ -67,8 +104,11 @@ func (s *Session) admit(msg jsonrpc.Message, a *admission) *jsonrpc.Error {
 		if raw[0] != '{' {
 			return invalidParams("params._meta must be an object")
 		}
-		if err := jsonrpc.UnmarshalDecoded(raw, &a.meta); err != nil {
-			return invalidParams("%s", jsonrpc.Describe(err, "params._meta"))
+		if !a.meta.readPlain(raw) {
+			a.meta = requestMeta{}
+			if err := jsonrpc.UnmarshalDecoded(raw, &a.meta); err != nil {
+				return invalidParams("%s", jsonrpc.Describe(err, "params._meta"))
+			}
 		}
 		a.rawMeta = raw
 	}

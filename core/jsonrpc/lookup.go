@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Reading single members out of raw JSON the envelope decoder kept, without
 // decoding the rest.
@@ -38,6 +41,21 @@ func Member(obj []byte, name string) ([]byte, bool) {
 // be as long as names and all nil. It reports false when obj is not an
 // object (or not the validated JSON it must be).
 func Members(obj []byte, names []string, vals [][]byte) bool {
+	return members(obj, names, vals, false)
+}
+
+// MembersOnce is Members over the whole of obj, for a reader that must
+// agree with the decoder, where the last of duplicate members counts and
+// a name matches a member's in any case: it reports false as well when one
+// of names appears twice, when a member's name matches one of names only
+// in another case, and when a member's name has escapes.
+func MembersOnce(obj []byte, names []string, vals [][]byte) bool {
+	return members(obj, names, vals, true)
+}
+
+// members is Members; whole reads past the last name found, refusing a
+// duplicate.
+func members(obj []byte, names []string, vals [][]byte, whole bool) bool {
 	s := scanner{data: obj, lim: Limits{}.withDefaults()}
 	s.pos = skipWS(obj, 0)
 	if s.pos >= len(obj) || obj[s.pos] != '{' {
@@ -48,7 +66,7 @@ func Members(obj []byte, names []string, vals [][]byte) bool {
 		return true
 	}
 	left := len(names)
-	for left > 0 {
+	for left > 0 || whole {
 		key, err := s.name()
 		if err != nil {
 			return false
@@ -58,8 +76,17 @@ func Members(obj []byte, names []string, vals [][]byte) bool {
 		if s.pos <= start {
 			return false
 		}
+		if whole && (key.esc || foldsTo(obj[key.start:key.end], names)) {
+			return false
+		}
 		for i, name := range names {
-			if vals[i] == nil && textIs(obj[key.start:key.end], key.esc, name) {
+			if textIs(obj[key.start:key.end], key.esc, name) {
+				if vals[i] != nil {
+					if whole {
+						return false
+					}
+					continue
+				}
 				vals[i] = obj[start:s.pos]
 				left--
 				break
@@ -167,6 +194,51 @@ func StringMember(obj []byte, name string) (text string, present bool, err error
 	}
 	text, err = StringValue(raw, name)
 	return text, true, err
+}
+
+// foldsTo reports whether key may equal one of names in another case only.
+// A key with a byte outside ASCII may: such a byte can fold to an ASCII
+// letter (the Kelvin sign to k, the long s to s).
+func foldsTo(key []byte, names []string) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	for _, name := range names {
+		if len(key) == len(name) && string(key) != name && asciiFold(key, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiFold reports whether a and b, of equal length, are equal when ASCII
+// letters are compared without case.
+func asciiFold(a []byte, b string) bool {
+	for i := range a {
+		if lower(a[i]) != lower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// PlainString returns the text of raw, a validated JSON value, when it is
+// a string without escapes (its bytes are the text); false otherwise.
+func PlainString(raw []byte) (string, bool) {
+	body, esc, ok := stringValue(raw)
+	if !ok || esc {
+		return "", false
+	}
+	return string(body), true
 }
 
 // StringValue returns the text of raw, the validated value of the member

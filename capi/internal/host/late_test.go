@@ -130,3 +130,17 @@ func TestStdioLateCallEnds(t *testing.T) {
 		})
 	}
 }
+
+// The end of stdin cancels a call waiting for the host on stdio: on_cancel
+// comes, the late answer is refused and the server goes idle.
+func TestStdioEOFCancelsLateCall(t *testing.T) {
+	calls := make(chan uint64, 1)
+	f := newStdioFixture(t, "", func(call uint64, _ uint32, _ uint64, _ []byte) { calls <- call })
+	f.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"late"}}}`)
+	call := <-calls
+	require.NoError(t, f.in.Close())
+	waitFor(t, "on_cancel", func() bool { return f.host.count("cancel") == 1 })
+	assert.Equal(t, EUnknownCall, CodeOf(CompleteText(call, []byte("late"))))
+	require.NoError(t, Wait(f.server, -1))
+	assert.Zero(t, CurrentStats().Calls)
+}

@@ -237,16 +237,17 @@ func (c *call) Defer() bool {
 	return ok
 }
 
-// Resume implements router.Deferrer: the deferred answer, shaped as Run's
-// method would have shaped it, on the answering goroutine.
+// Resume implements router.Deferrer: the deferred answer, on the
+// answering goroutine.
 func (c *call) Resume(res spec.Result, err error) {
-	res, err = c.inputOutcome(res, err)
 	c.complete(c.jobCtx, res, err)
 	c.hold.Release()
 }
 
-// complete answers for a handler that is done with res and err.
+// complete answers for a handler that is done with res and err, returned or
+// deferred; a 2026-07-28 handler's ErrInputRequired becomes input_required.
 func (c *call) complete(ctx context.Context, res spec.Result, err error) {
+	res, err = c.inputOutcome(res, err)
 	if ctx.Err() != nil {
 		// The deadline or a cancellation won the race with the handler:
 		// the answer is decided by the cause, not by what the handler

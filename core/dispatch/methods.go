@@ -147,7 +147,7 @@ func callTool(ctx context.Context, c *call) (spec.Result, error) {
 	if err := c.prepareInputs(); err != nil {
 		return nil, err
 	}
-	return c.inputOutcome(router.ResultOf(c.s.rt.cfg.Router.CallTool(ctx, &c.req, &p)))
+	return router.ResultOf(c.s.rt.cfg.Router.CallTool(ctx, &c.req, &p))
 }
 
 func readResource(ctx context.Context, c *call) (spec.Result, error) {
@@ -163,7 +163,7 @@ func readResource(ctx context.Context, c *call) (spec.Result, error) {
 	}
 	res, err := c.s.rt.cfg.Router.ReadResource(ctx, &c.req, p.URI)
 	if err != nil {
-		return c.inputOutcome(nil, err)
+		return nil, err
 	}
 	return res, nil
 }
@@ -193,7 +193,7 @@ func getPrompt(ctx context.Context, c *call) (spec.Result, error) {
 	if err := c.prepareInputs(); err != nil {
 		return nil, err
 	}
-	return c.inputOutcome(router.ResultOf(c.s.rt.cfg.Router.GetPrompt(ctx, &c.req, &p)))
+	return router.ResultOf(c.s.rt.cfg.Router.GetPrompt(ctx, &c.req, &p))
 }
 
 func complete(ctx context.Context, c *call) (spec.Result, error) {

@@ -50,7 +50,7 @@ type Call struct {
 	handoff  atomic.Uint32
 	unwatch  func() bool
 
-	result any // *spec.CallToolResult, *spec.ReadResourceResult, ...
+	result any // what the router's handler returns: *spec.CallToolResult, ..., *spec.Completion
 	err    error
 }
 
@@ -128,15 +128,10 @@ func (c *Call) stopWatch() {
 	}
 }
 
-// answerLater gives a deferred call's outcome to its request, as the
-// router's handler would have returned it.
+// answerLater gives a deferred call's outcome to its request.
 func (c *Call) answerLater() {
 	c.stopWatch()
-	v := c.result
-	if r, ok := v.(*spec.CompleteResult); ok {
-		v = &r.Completion // a CompleteHandler's result
-	}
-	c.later.Answer(v, c.err)
+	c.later.Answer(c.result, c.err)
 }
 
 func lookupCall(h uint64) (*Call, error) {
@@ -196,6 +191,8 @@ func CompleteText(h uint64, text []byte) error {
 	return c.settle(spec.TextResult(unsafe.String(unsafe.SliceData(text), len(text))), nil)
 }
 
+// decodeResult decodes the host's result object into what the router's
+// handler of kind returns (for a completion, the Completion inside it).
 func decodeResult(kind uint32, raw []byte) (any, error) {
 	var v any
 	switch kind {
@@ -214,6 +211,9 @@ func decodeResult(kind uint32, raw []byte) (any, error) {
 	// raw is the library's own copy of the host's bytes (see input in capi).
 	if err := jsonrpc.UnmarshalOwned(raw, v); err != nil {
 		return nil, errorf(EInvalid, "%s", jsonrpc.Describe(err, "result"))
+	}
+	if r, ok := v.(*spec.CompleteResult); ok {
+		return &r.Completion, nil
 	}
 	return v, nil
 }

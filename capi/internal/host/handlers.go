@@ -110,7 +110,7 @@ func (s *Server) completeHandler(tag uint64) router.CompleteHandler {
 		if err != nil {
 			return nil, err
 		}
-		return &res.(*spec.CompleteResult).Completion, nil
+		return res.(*spec.Completion), nil
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/spec"
 )
 
 // metaCases are _meta objects of every shape readPlain takes or leaves to
@@ -25,7 +26,20 @@ var metaCases = []struct {
 	{`{"io.modelcontextprotocol/protocolVersion":20260728}`, false},
 	{`{"io.modelcontextprotocol/clientCapabilities":null}`, false},
 	{`{"progressToken":null}`, false},
-	{`{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}`, true},
+	{`{"io.modelcontextprotocol/clientInfo":{"name":"c","title":"C","version":"1","description":"d","websiteUrl":"https://c.example","x":[{"name":2}]}}`, true},
+	{`{"io.modelcontextprotocol/clientInfo":{}}`, true},
+	{`{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1","icons":[{"src":"data:,"}]}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":{"name":"c","icons":null}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":{"name":7}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":{"name":null,"version":"1"}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":{"name":"\u0063"}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":{"name":"a","name":"b"}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":{"Name":"a"}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":{"websiteURL":"u"}}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":null}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":"c"}`, false},
+	{`{"io.modelcontextprotocol/clientInfo":[]}`, false},
 	{`{"io.modelcontextprotocol/logLevel":["debug"]}`, false},
 	{`{"progress\u0054oken":1,"progressToken":2}`, false},
 	{`{"io.modelcontextprotocol/CLIENTCAPABILITIES":"x"}`, false}, // the decoder matches names in any case
@@ -37,7 +51,8 @@ func TestReadPlainAgreesWithTheDecoder(t *testing.T) {
 	for _, tc := range metaCases {
 		t.Run(tc.meta, func(t *testing.T) {
 			var plain requestMeta
-			require.Equal(t, tc.plain, plain.readPlain([]byte(tc.meta)))
+			var info spec.Implementation
+			require.Equal(t, tc.plain, plain.readPlain([]byte(tc.meta), &info))
 			if tc.plain {
 				assertSameMeta(t, []byte(tc.meta), &plain)
 			}
@@ -55,7 +70,8 @@ func FuzzReadPlain(f *testing.F) {
 			return // admit sees only validated objects
 		}
 		var plain requestMeta
-		if plain.readPlain(raw) {
+		var info spec.Implementation
+		if plain.readPlain(raw, &info) {
 			assertSameMeta(t, raw, &plain)
 		}
 	})
@@ -67,7 +83,7 @@ func assertSameMeta(t *testing.T, raw []byte, plain *requestMeta) {
 	require.NoError(t, jsonrpc.UnmarshalDecoded(raw, &decoded))
 	assert.Equal(t, decoded.ProtocolVersion, plain.ProtocolVersion)
 	assert.Equal(t, decoded.LogLevel, plain.LogLevel)
-	assert.Nil(t, decoded.ClientInfo)
+	assert.Equal(t, decoded.ClientInfo, plain.ClientInfo)
 	assert.Equal(t, string(decoded.ClientCapabilities), string(plain.ClientCapabilities))
 	assert.Equal(t, string(decoded.ProgressToken), string(plain.ProgressToken))
 }

@@ -116,11 +116,16 @@ func benchHandler(b *testing.B, headers map[string]string, body []byte, setup fu
 func BenchmarkHandlerModernEcho(b *testing.B) {
 	for _, size := range benchSizes {
 		b.Run(size.name, func(b *testing.B) {
-			body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"echo","arguments":{"text":"` + size.text + `"}}}`)
+			body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + clientMeta + `,"name":"echo","arguments":{"text":"` + size.text + `"}}}`)
 			benchHandler(b, modern2026("tools/call", "Mcp-Name", "echo"), body, nil)
 		})
 	}
 }
+
+// clientMeta is the _meta of a client that sends its clientInfo with
+// every request, as most do.
+const clientMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}`
 
 // benchSizes are the echo texts of the mcpbench suite.
 var benchSizes = []struct{ name, text string }{

@@ -162,8 +162,8 @@ void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
 /* The ABI this file implements. A bump in polymcp.h must change this line
  * too, which also rebuilds the library: Go's build cache does not see
  * headers outside the package directory. */
-#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 3
-#error "abi.c implements libpolymcp ABI 1.2: update it together with polymcp.h"
+#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 4
+#error "abi.c implements libpolymcp ABI 1.4: update it together with polymcp.h"
 #endif
 
 uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }
@@ -225,6 +225,14 @@ ADD(polymcp_server_add_resource, pmcpgo_server_add_resource)
 ADD(polymcp_server_add_resource_template, pmcpgo_server_add_resource_template)
 ADD(polymcp_server_add_prompt, pmcpgo_server_add_prompt)
 ADD(polymcp_server_set_completer, pmcpgo_server_set_completer)
+
+int polymcp_server_add_task_tool(polymcp_server_t s, const char *tool_json, size_t len, const char *task_json,
+                                 size_t task_len, uint64_t tag) {
+  GUARD();
+  INPUT(tool_json, len);
+  INPUT(task_json, task_len);
+  return pmcpgo_server_add_task_tool(s, (char *)tool_json, len, (char *)task_json, task_len, tag);
+}
 
 int polymcp_server_remove(polymcp_server_t s, uint64_t tag) {
   GUARD();
@@ -377,6 +385,11 @@ int polymcp_call_input_state(polymcp_call_t c, char **state, size_t *len) {
   OUTPUT(state);
   OUTPUT(len);
   return pmcpgo_call_input_state(c, state, len);
+}
+
+int polymcp_call_start_task(polymcp_call_t c) {
+  GUARD();
+  return pmcpgo_call_start_task(c);
 }
 
 int polymcp_call_set_input_state(polymcp_call_t c, const char *state, size_t len) {

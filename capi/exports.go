@@ -110,6 +110,15 @@ func pmcpgo_server_add_tool(s C.uint64_t, p *C.char, n C.size_t, tag C.uint64_t)
 	return add(host.AddTool, s, p, n, tag)
 }
 
+//export pmcpgo_server_add_task_tool
+func pmcpgo_server_add_task_tool(s C.uint64_t, p *C.char, n C.size_t, tp *C.char, tn C.size_t, tag C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	if n > maxInput || tn > maxInput {
+		return fail(tooLong(max(n, tn)))
+	}
+	return result(host.AddTaskTool(uint64(s), input(p, n), input(tp, tn), uint64(tag)))
+}
+
 //export pmcpgo_server_add_resource
 func pmcpgo_server_add_resource(s C.uint64_t, p *C.char, n C.size_t, tag C.uint64_t) (rc C.int) {
 	defer guard(&rc)
@@ -325,6 +334,12 @@ func pmcpgo_call_input_state(c C.uint64_t, out **C.char, outLen *C.size_t) (rc C
 		return fail(err)
 	}
 	return output(b, out, outLen)
+}
+
+//export pmcpgo_call_start_task
+func pmcpgo_call_start_task(c C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return result(host.StartTask(uint64(c)))
 }
 
 //export pmcpgo_call_set_input_state

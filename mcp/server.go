@@ -66,6 +66,15 @@ type ServerOptions struct {
 	// MaxClientRequests bounds the server-to-client requests (sampling,
 	// elicitation, roots) awaiting an answer per legacy session (default 64).
 	MaxClientRequests int
+	// TaskTTL is how long a task is kept from its creation and may run
+	// (default 1 h); MaxTasks bounds the tasks kept (default 1000) and
+	// MaxRunningTasks those running (default MaxConcurrency/2); past them a
+	// required task fails with -32603 "overloaded". TaskPollInterval is the
+	// pollIntervalMs suggested to clients (default 1 s).
+	TaskTTL          time.Duration
+	MaxTasks         int
+	MaxRunningTasks  int
+	TaskPollInterval time.Duration
 }
 
 // CachePolicy is a ttlMs/cacheScope pair.
@@ -115,7 +124,8 @@ func newServer(impl *Implementation, opts *ServerOptions) (*Server, error) {
 	s.rt, err = dispatch.New(dispatch.Config{Server: info, Instructions: opts.Instructions,
 		Router: s.router, Executor: exec, Registry: reg, Limits: opts.Limits,
 		ListCache: opts.ListCache, ReadCache: opts.ReadCache, Logger: opts.Logger,
-		InputStateKey: opts.InputStateKey, InputStateTTL: opts.InputStateTTL, MaxClientRequests: opts.MaxClientRequests})
+		InputStateKey: opts.InputStateKey, InputStateTTL: opts.InputStateTTL, MaxClientRequests: opts.MaxClientRequests,
+		TaskTTL: opts.TaskTTL, MaxTasks: opts.MaxTasks, MaxRunningTasks: opts.MaxRunningTasks, TaskPollInterval: opts.TaskPollInterval})
 	if err != nil {
 		return nil, err
 	}

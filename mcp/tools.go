@@ -31,9 +31,18 @@ type ToolFunc[In, Out any] func(ctx context.Context, req *Request, in In) (Out, 
 // outputSchema from Out) unless t sets them. It panics on an invalid tool
 // (bad name, schema, or types), like http.HandleFunc on a bad pattern.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolFunc[In, Out]) {
+	AddTaskTool(s, t, TaskOptions{}, h)
+}
+
+// AddTaskTool is AddTool for a tool whose calls may become tasks on
+// 2026-07-28 (the tasks extension): with task.Support TaskOptional or
+// TaskRequired, a call whose request declares the extension is answered at
+// once with a task handle and the handler's outcome is polled with
+// tasks/get (see TaskOptions and Request.StartTask).
+func AddTaskTool[In, Out any](s *Server, t *Tool, task TaskOptions, h ToolFunc[In, Out]) {
 	tool, err := typedTool[In, Out](t)
 	if err == nil {
-		err = s.AddTool(tool, typedHandler(h))
+		err = s.AddTaskTool(tool, task, typedHandler(h))
 	}
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddTool %q: %v", t.Name, err))
@@ -43,6 +52,11 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolFunc[In, Out]) {
 // AddTool registers an untyped tool; t.InputSchema must be an object schema
 // (nil means no arguments). Replacing a tool keeps its place in the list.
 func (s *Server) AddTool(t Tool, h ToolHandler) error { return s.router.AddTool(t, h) }
+
+// AddTaskTool registers an untyped tool whose calls may become tasks.
+func (s *Server) AddTaskTool(t Tool, task TaskOptions, h ToolHandler) error {
+	return s.router.AddTaskTool(t, h, task)
+}
 
 // RemoveTools removes tools by name and reports how many existed.
 func (s *Server) RemoveTools(names ...string) int { return s.router.RemoveTools(names...) }

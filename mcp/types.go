@@ -49,7 +49,25 @@ type (
 	ListRootsResult        = spec.ListRootsResult
 	MissingCapabilityError = router.MissingCapabilityError
 	ClientError            = router.ClientError
+
+	// Tasks (the 2026-07-28 tasks extension): see AddTaskTool.
+	TaskOptions = router.TaskOptions
+	TaskSupport = router.TaskSupport
+	TaskStart   = router.TaskStart
 )
+
+// Task settings of a tool.
+const (
+	TaskForbidden = router.TaskForbidden
+	TaskOptional  = router.TaskOptional
+	TaskRequired  = router.TaskRequired
+	TaskAtStart   = router.TaskAtStart
+	TaskByHandler = router.TaskByHandler
+)
+
+// ErrNoTask is what Request.StartTask returns for a call that cannot
+// become a task.
+var ErrNoTask = router.ErrNoTask
 
 // Input helpers.
 var (

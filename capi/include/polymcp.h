@@ -62,7 +62,7 @@ extern "C" {
 #endif
 
 #define POLYMCP_ABI_MAJOR 1
-#define POLYMCP_ABI_MINOR 3
+#define POLYMCP_ABI_MINOR 4
 
 typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
 typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
@@ -212,6 +212,15 @@ typedef struct polymcp_server_callbacks {
  *   "request_timeout_ms": n      per-call deadline (default 30000; -1: none); past it
  *                                the host gets on_cancel and the client -32603 "timeout"
  *   "page_size": n               items per list page (default 100)
+ *   "task_ttl_ms": n             how long a task (polymcp_server_add_task_tool) is kept
+ *                                from its creation and may run (default 3600000); a
+ *                                task still running then fails with -32603 "timeout"
+ *   "max_tasks": n               tasks kept at once (default 1000), and
+ *   "max_running_tasks": n       tasks running at once (default max_concurrency/2);
+ *                                past either a required task is -32603 "overloaded"
+ *                                and an optional one runs as an ordinary call
+ *   "task_poll_interval_ms": n   the pollIntervalMs suggested to clients (default 1000)
+ *                                (the task options since ABI 1.4)
  *   "http": {...}                options of host-owned HTTP (polymcp_server_http),
  *                                as for polymcp_server_serve_http but without "addr"
  * Unknown members are POLYMCP_E_INVALID. cb is copied (borrowed), on_call is
@@ -236,6 +245,25 @@ int polymcp_server_add_resource(polymcp_server_t s, const char *resource_json, s
 int polymcp_server_add_resource_template(polymcp_server_t s, const char *template_json, size_t len,
                                          uint64_t tag);
 int polymcp_server_add_prompt(polymcp_server_t s, const char *prompt_json, size_t len, uint64_t tag);
+
+/*
+ * Registers a tool whose calls may become tasks (the 2026-07-28 tasks
+ * extension, io.modelcontextprotocol/tasks): as polymcp_server_add_tool,
+ * plus task_json (borrowed):
+ *   {"support":"optional"|"required"|"forbidden", "start"?:"call"|"handler"}
+ * "optional": a call whose request declares the extension is answered at
+ * once with a task handle, and complete/fail give the task's outcome, which
+ * the client polls with tasks/get; other requests get an ordinary call.
+ * "required": the same, but a 2026-07-28 request without the extension gets
+ * -32021 and on_call never runs. The revisions before 2026-07-28 have no
+ * tasks: there every call is ordinary. "start":"call" (the default) makes
+ * the task before on_call; "handler" leaves it to the host, which calls
+ * polymcp_call_start_task after settling any input_required rounds. The
+ * server advertises the extension once such a tool is registered. Unknown
+ * members or values are POLYMCP_E_INVALID. Any thread. Since ABI 1.4.
+ */
+int polymcp_server_add_task_tool(polymcp_server_t s, const char *tool_json, size_t len, const char *task_json,
+                                 size_t task_len, uint64_t tag);
 
 /*
  * Serves argument completion for a registered prompt or resource template,
@@ -498,7 +526,8 @@ int polymcp_call_info(polymcp_call_t c, char **json, size_t *len);
  *    BLOCKS the calling thread until every answer arrived (call it from a
  *    worker thread, or from on_call itself); if the call ends meanwhile it
  *    returns POLYMCP_E_CANCELLED and on_cancel follows as usual;
- *  - on 2026-07-28 it returns at once: the answers the client's retry
+ *  - on 2026-07-28 it returns at once (unless the call is a task, see
+ *    polymcp_call_start_task, when it blocks until tasks/update): the answers the client's retry
  *    carried, or POLYMCP_E_INPUT_REQUIRED, after which the call is over (the
  *    core answers input_required with every request asked so far; complete
  *    and fail then return POLYMCP_E_UNKNOWN_CALL) and the host stops. The
@@ -511,6 +540,21 @@ int polymcp_call_info(polymcp_call_t c, char **json, size_t *len);
  */
 int polymcp_call_input(polymcp_call_t c, const char *requests_json, size_t len, char **answers_json,
                        size_t *answers_len);
+
+/*
+ * Turns a pending tools/call of a task tool (polymcp_server_add_task_tool)
+ * into a task: the client gets its task handle now, and the call stays
+ * pending (its deadline now the server's task TTL) until complete or fail,
+ * whose outcome the client reads with tasks/get. tasks/cancel cancels it
+ * (on_cancel). Progress messages become the task's statusMessage and log
+ * messages are dropped; polymcp_call_input then BLOCKS until the client
+ * answers with tasks/update, as on the legacy revisions. POLYMCP_E_INVALID
+ * when the call cannot become a task: not a task tool, not 2026-07-28, the
+ * request did not declare the extension, or the server's task limits are
+ * reached (the call then goes on as an ordinary one). A call that is a task
+ * already is POLYMCP_OK. Any thread. Since ABI 1.4.
+ */
+int polymcp_call_start_task(polymcp_call_t c);
 
 /* The state kept by polymcp_call_set_input_state in an earlier round of this
  * request (2026-07-28) or earlier in this call; *state is owned by the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
 )
 
@@ -183,7 +184,7 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 		}
 		a.logLevel = sev
 	}
-	return s.checkMethod(d, method)
+	return s.checkMethod(d, method, a)
 }
 
 // admitLegacy applies the initialize-era rules: the session's negotiated
@@ -212,7 +213,7 @@ func (s *Session) admitLegacy(method string, a *admission) *jsonrpc.Error {
 	}
 	a.dialect, a.logLevel = st.dialect, st.logLevel
 	a.clientCaps, a.clientInfo = &st.clientCaps, &st.clientInfo
-	return s.checkMethod(st.dialect, method)
+	return s.checkMethod(st.dialect, method, a)
 }
 
 func (s *Session) fixedOrNewestLegacy() protocol.Dialect {
@@ -224,11 +225,27 @@ func (s *Session) fixedOrNewestLegacy() protocol.Dialect {
 }
 
 // checkMethod refuses methods the revision does not define as client
-// requests and those gated on a capability the server does not offer.
-func (s *Session) checkMethod(d protocol.Dialect, method string) *jsonrpc.Error {
+// requests and those gated on a capability or extension the server does
+// not offer (-32601), then those of an extension the request's client
+// capabilities do not declare (-32021).
+func (s *Session) checkMethod(d protocol.Dialect, method string, a *admission) *jsonrpc.Error {
 	m, ok := d.Catalogue().Lookup(method)
-	if !ok || m.Kind != protocol.Request || m.Dir&protocol.ClientToServer == 0 || !s.rt.offers(m.ServerCap) {
+	if !ok || m.Kind != protocol.Request || m.Dir&protocol.ClientToServer == 0 || !s.rt.offers(m.ServerCap) ||
+		!s.rt.offersExtension(m.Extension) {
 		return methodNotFound(method)
 	}
+	if m.Extension != "" && !a.declares(m.Extension) {
+		return router.MissingExtension(method, m.Extension)
+	}
 	return nil
+}
+
+// declares reports whether the request's client capabilities declare
+// extension ext (an object under extensions).
+func (a *admission) declares(ext string) bool {
+	if a.clientCaps == nil {
+		return false
+	}
+	_, ok := a.clientCaps.Extensions[ext].(map[string]any)
+	return ok
 }

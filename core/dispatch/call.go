@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/polymcp/polymcp/core/executor"
 	"github.com/polymcp/polymcp/core/jsonrpc"
@@ -45,6 +46,9 @@ type call struct {
 	// deferred answer is awaited (Defer, Resume).
 	jobCtx context.Context
 	hold   executor.Hold
+	// task is the task the call became (StartTask): its handler's outcome
+	// goes there, not to the reply, which has had its answer.
+	task atomic.Pointer[task]
 
 	mu   sync.Mutex
 	done bool
@@ -77,6 +81,9 @@ func (c *call) admitted() {
 	if m, ok := adm.dialect.Catalogue().Lookup(c.method); ok && m.InputRequired {
 		c.in = inputs{c: c, modern: adm.dialect.Era() == protocol.Modern}
 		c.req.Inputs = &c.in
+		if c.in.modern && c.method == "tools/call" {
+			c.req.Tasks = c
+		}
 	}
 }
 
@@ -175,6 +182,9 @@ func (c *call) run(ctx context.Context, m method) {
 		err    error
 	)
 	inl, _ := c.reply.(transport.Inliner)
+	if inl != nil && c.mayBecomeTask() {
+		inl = nil
+	}
 	if inl != nil {
 		jobCtx, stop, turn, err = ex.SubmitInline(ctx, c)
 	} else {
@@ -247,6 +257,11 @@ func (c *call) Resume(res spec.Result, err error) {
 // complete answers for a handler that is done with res and err, returned or
 // deferred; a 2026-07-28 handler's ErrInputRequired becomes input_required.
 func (c *call) complete(ctx context.Context, res spec.Result, err error) {
+	if t := c.task.Load(); t != nil {
+		c.settleTask(t, ctx, res, err)
+		c.unwatchJob()
+		return
+	}
 	res, err = c.inputOutcome(res, err)
 	if ctx.Err() != nil {
 		// The deadline or a cancellation won the race with the handler:
@@ -315,6 +330,10 @@ func (c *call) unwatchJob() {
 
 // terminal answers for a job that ended other than by returning.
 func (c *call) terminal(ctx context.Context) {
+	if t := c.task.Load(); t != nil {
+		c.settleTask(t, ctx, nil, nil)
+		return
+	}
 	cause := context.Cause(ctx)
 	var panicErr *executor.PanicError
 	switch {
@@ -361,6 +380,14 @@ func (c *call) Detach() {
 // Progress implements router.Notifier. Without a progressToken it does
 // nothing: the client did not ask for progress.
 func (c *call) Progress(progress float64, total *float64, message string) error {
+	if t := c.task.Load(); t != nil {
+		// A task has no stream to report on: its message becomes the
+		// task's statusMessage.
+		if message != "" {
+			t.note(message, c.s.rt.now())
+		}
+		return nil
+	}
 	token := c.adm.meta.ProgressToken
 	if len(token) == 0 {
 		return nil
@@ -401,6 +428,9 @@ func (c *call) Progress(progress float64, total *float64, message string) error 
 // level the client chose (legacy: logging/setLevel; 2026-07-28: the
 // request's _meta logLevel, without which nothing is sent).
 func (c *call) Log(level spec.LoggingLevel, logger string, data any) error {
+	if c.task.Load() != nil {
+		return nil // the extension sends no log messages for tasks
+	}
 	sev, ok := level.Severity()
 	if !ok {
 		return fmt.Errorf("polymcp: unknown log level %q", level)

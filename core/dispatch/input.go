@@ -68,6 +68,9 @@ func (in *inputs) Input(ctx context.Context, reqs map[string]router.InputRequest
 	if !in.modern {
 		return in.c.ask(ctx, keys, encoded)
 	}
+	if t := in.c.task.Load(); t != nil {
+		return in.awaitTask(ctx, t, keys, encoded)
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	out := make(map[string]json.RawMessage, len(keys))
@@ -95,6 +98,38 @@ func (in *inputs) Input(ctx context.Context, reqs map[string]router.InputRequest
 	}
 	if missing {
 		return nil, router.ErrInputRequired
+	}
+	return out, nil
+}
+
+// awaitTask asks through a task: what an input_required round before the
+// task answered comes from there, the rest waits for tasks/update.
+func (in *inputs) awaitTask(ctx context.Context, t *task, keys []string, encoded []spec.InputRequest) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(keys))
+	ask := make(map[string]spec.InputRequest, len(keys))
+	in.mu.Lock()
+	for i, k := range keys {
+		if a, ok := in.answers[k]; ok {
+			out[k] = a
+		} else {
+			ask[k] = encoded[i]
+		}
+	}
+	in.mu.Unlock()
+	if len(ask) == 0 {
+		return out, nil
+	}
+	for _, q := range ask {
+		if err := in.c.checkInput(q); err != nil {
+			return nil, err
+		}
+	}
+	got, err := t.await(ctx, ask, in.c.s.rt.now)
+	if err != nil {
+		return nil, err
+	}
+	for k, a := range got {
+		out[k] = a
 	}
 	return out, nil
 }

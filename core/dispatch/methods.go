@@ -27,6 +27,9 @@ func methodTable() map[string]method {
 		"prompts/get":              {async: true, run: getPrompt},
 		"completion/complete":      {async: true, run: complete},
 		"subscriptions/listen":     {stream: true, run: listen},
+		"tasks/get":                {run: getTask},
+		"tasks/update":             {run: updateTask},
+		"tasks/cancel":             {run: cancelTask},
 	}
 }
 
@@ -66,7 +69,11 @@ func ping(context.Context, *call) (spec.Result, error) { return &spec.EmptyResul
 
 func discover(_ context.Context, c *call) (spec.Result, error) {
 	rt := c.s.rt
-	return &spec.DiscoverResult{SupportedVersions: rt.registry.Modern(), Capabilities: rt.Capabilities(),
+	caps := rt.Capabilities()
+	if rt.cfg.Router.Tasks() {
+		caps.Extensions = map[string]any{spec.ExtensionTasks: struct{}{}}
+	}
+	return &spec.DiscoverResult{SupportedVersions: rt.registry.Modern(), Capabilities: caps,
 		Instructions: rt.cfg.Instructions}, nil
 }
 

@@ -54,6 +54,21 @@ type Config struct {
 	// answer on one legacy session (default DefaultMaxClientRequests);
 	// past it Input fails with ErrTooManyClientRequests.
 	MaxClientRequests int
+	// TaskTTL is how long a task of the tasks extension (2026-07-28) is
+	// kept from its creation (its ttlMs) and how long its handler may run:
+	// a task still running then fails with -32603, data.reason "timeout",
+	// and is dropped (default DefaultTaskTTL).
+	TaskTTL time.Duration
+	// MaxTasks bounds the tasks kept at once, running or finished
+	// (default DefaultMaxTasks); MaxRunningTasks those whose handlers run,
+	// each holding an executor slot (default half the executor's
+	// MaxConcurrency, at least 1). Past either, a call of a tool with
+	// optional task support runs as an ordinary call, and one with
+	// required support fails with -32603, data.reason "overloaded".
+	MaxTasks, MaxRunningTasks int
+	// TaskPollInterval is the pollIntervalMs suggested to clients (default
+	// DefaultTaskPollInterval).
+	TaskPollInterval time.Duration
 }
 
 // Runtime is the immutable core of a server plus the set of live legacy
@@ -68,6 +83,8 @@ type Runtime struct {
 	stateTTL          time.Duration
 	now               func() time.Time
 	maxClientRequests int
+
+	tasks taskStore
 
 	mu        sync.Mutex
 	sessions  map[*Session]struct{}
@@ -100,6 +117,7 @@ func New(cfg Config) (*Runtime, error) {
 	if rt.maxClientRequests <= 0 {
 		rt.maxClientRequests = DefaultMaxClientRequests
 	}
+	rt.tasks.init(cfg)
 	rt.methods = methodTable()
 	if err := rt.checkTable(); err != nil {
 		return nil, err
@@ -179,6 +197,18 @@ func (rt *Runtime) offers(name string) bool {
 		return true
 	case protocol.CapCompletions:
 		return completions
+	}
+	return false
+}
+
+// offersExtension reports whether the server offers extension ext ("" is
+// no extension).
+func (rt *Runtime) offersExtension(ext string) bool {
+	switch ext {
+	case "":
+		return true
+	case spec.ExtensionTasks:
+		return rt.cfg.Router.Tasks()
 	}
 	return false
 }

@@ -101,8 +101,9 @@ type Executor struct {
 	// sweep is the one timer that enforces every job's deadline; armed
 	// (swept true) while any job has one. A timer per job cost a tenth of
 	// a small call's CPU (its allocation, registration and stop).
-	sweep *time.Timer
-	swept bool
+	sweep   *time.Timer
+	swept   bool
+	sweepAt time.Time // when the armed sweep fires
 
 	// handoff passes a job to a parked worker. Reusing goroutines keeps
 	// their grown stacks: a fresh goroutine per job paid a stack copy on
@@ -208,16 +209,22 @@ func (j *job) end(cause error) {
 // executor's deadline, which the executor's sweep enforces, and leads back
 // to its job (Hold).
 type jobContext struct {
-	context.Context           // from context.WithCancelCause
-	deadline        time.Time // zero without a Timeout
-	j               *job
+	context.Context // from context.WithCancelCause
+	// deadline is the executor's deadline in Unix nanoseconds, 0 without
+	// one; atomic because Extend may move it while the job runs.
+	deadline atomic.Int64
+	j        *job
 }
 
 func (c *jobContext) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && (c.deadline.IsZero() || d.Before(c.deadline)) {
+	var own time.Time
+	if n := c.deadline.Load(); n != 0 {
+		own = time.Unix(0, n)
+	}
+	if d, ok := c.Context.Deadline(); ok && (own.IsZero() || d.Before(own)) {
 		return d, true
 	}
-	return c.deadline, !c.deadline.IsZero()
+	return own, !own.IsZero()
 }
 
 // Err reports a timed-out job as context.DeadlineExceeded, like a context
@@ -304,7 +311,7 @@ func (e *Executor) submit(parent context.Context, work Job, inline bool) (ctx co
 	j.jc.Context, j.stop = context.WithCancelCause(parent)
 	if e.timeout > 0 {
 		j.deadline = time.Now().Add(e.timeout)
-		j.jc.deadline = j.deadline
+		j.jc.deadline.Store(j.deadline.UnixNano())
 	}
 	j.jc.j = j
 	j.ctx = &j.jc // one allocation with the job
@@ -390,6 +397,7 @@ func (e *Executor) runInline(j *job) {
 // armSweepLocked sets the sweep to run after d.
 func (e *Executor) armSweepLocked(d time.Duration) {
 	e.swept = true
+	e.sweepAt = time.Now().Add(d)
 	if e.sweep == nil {
 		e.sweep = time.AfterFunc(d, e.expire)
 	} else {
@@ -553,6 +561,41 @@ func HoldJob(ctx context.Context) (Hold, bool) {
 		return Hold{}, false
 	}
 	return Hold{jc.j}, true
+}
+
+// Extend gives the running job whose context is ctx a new deadline of
+// the executor's own, d from now (d <= 0: none), in place of the one it
+// got from Timeout, and reports whether it found such a job. It is for
+// work that turns out to be longer than a request, such as a tools/call
+// the server made a task. A parent's deadline still applies, and a job
+// that has already timed out stays so.
+func Extend(ctx context.Context, d time.Duration) bool {
+	jc, ok := ctx.(*jobContext)
+	if !ok {
+		return false
+	}
+	j, e := jc.j, jc.j.e
+	var at time.Time
+	if d > 0 {
+		at = time.Now().Add(d)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if j.state.Load() != stateRunning || ctx.Err() != nil {
+		return false
+	}
+	j.deadline = at
+	if at.IsZero() {
+		jc.deadline.Store(0)
+		return true
+	}
+	jc.deadline.Store(at.UnixNano())
+	// A later deadline is found by the sweep already armed (it re-arms for
+	// the next one); an earlier one must bring the sweep forward.
+	if !e.closed && (!e.swept || at.Before(e.sweepAt)) {
+		e.armSweepLocked(time.Until(at))
+	}
+	return true
 }
 
 // Held reports whether h holds a job (the zero Hold holds none).

@@ -88,12 +88,21 @@ var internalError = Error{Code: CodeInternalError, Message: "internal error"}
 // and encodes to valid JSON, and silently left out otherwise: the error
 // itself matters more than its detail.
 func AppendError(dst []byte, id ID, e *Error) []byte {
+	dst = append(dst, envelopeHead+`,"id":`...)
+	dst = AppendID(dst, id)
+	dst = append(dst, `,"error":`...)
+	dst = AppendErrorObject(dst, e)
+	return append(dst, '}')
+}
+
+// AppendErrorObject appends the error object alone, {"code","message",
+// "data"}, as a response carries it (and a failed task inlines it); nil is
+// an internal error.
+func AppendErrorObject(dst []byte, e *Error) []byte {
 	if e == nil {
 		e = &internalError
 	}
-	dst = append(dst, envelopeHead+`,"id":`...)
-	dst = AppendID(dst, id)
-	dst = append(dst, `,"error":{"code":`...)
+	dst = append(dst, `{"code":`...)
 	dst = strconv.AppendInt(dst, e.Code, 10)
 	dst = append(dst, `,"message":`...)
 	dst = AppendString(dst, e.Message)
@@ -101,7 +110,7 @@ func AppendError(dst []byte, id ID, e *Error) []byte {
 		dst = append(dst, `,"data":`...)
 		dst = append(dst, data...)
 	}
-	return append(dst, "}}"...)
+	return append(dst, '}')
 }
 
 // encodeData returns the JSON of an error's data, or nil to leave it out.

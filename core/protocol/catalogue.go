@@ -3,6 +3,8 @@ package protocol
 import (
 	"fmt"
 	"sort"
+
+	"github.com/polymcp/polymcp/core/spec"
 )
 
 // Kind is a method's message kind.
@@ -54,6 +56,10 @@ type Method struct {
 	InputRequired bool
 	// NameParam is the params member mirrored by the Mcp-Name header.
 	NameParam string
+	// Extension is the extension both sides must declare for the method:
+	// the server offers it, and the request's client capabilities name it
+	// under extensions (2026-07-28).
+	Extension string
 }
 
 // revision bits, oldest first, matching spec.Revisions.
@@ -73,8 +79,9 @@ type entry struct {
 }
 
 // methods is the catalogue of every revision as data: which methods exist in
-// which revision, their direction and gates. Tasks (2025-11-25 experimental,
-// an extension in 2026-07-28) are not served.
+// which revision, their direction and gates. Tasks are served as the
+// 2026-07-28 extension (io.modelcontextprotocol/tasks); the 2025-11-25
+// experimental tasks are not.
 var methods = []entry{
 	{legacyRevs, Method{Name: "initialize", Kind: Request, Dir: ClientToServer}},
 	{legacyRevs, Method{Name: "notifications/initialized", Kind: Notification, Dir: ClientToServer}},
@@ -105,6 +112,9 @@ var methods = []entry{
 	{r4, Method{Name: "notifications/elicitation/complete", Kind: Notification, Dir: ServerToClient, ClientCap: ClientCapElicitation}},
 	{r5, Method{Name: "subscriptions/listen", Kind: Request, Dir: ClientToServer}},
 	{r5, Method{Name: "notifications/subscriptions/acknowledged", Kind: Notification, Dir: ServerToClient}},
+	{r5, Method{Name: "tasks/get", Kind: Request, Dir: ClientToServer, NameParam: "taskId", Extension: spec.ExtensionTasks}},
+	{r5, Method{Name: "tasks/update", Kind: Request, Dir: ClientToServer, NameParam: "taskId", Extension: spec.ExtensionTasks}},
+	{r5, Method{Name: "tasks/cancel", Kind: Request, Dir: ClientToServer, NameParam: "taskId", Extension: spec.ExtensionTasks}},
 }
 
 // Catalogue is one revision's method table. It is immutable.
@@ -134,6 +144,8 @@ var knownServerCaps = map[string]bool{"": true, CapTools: true, CapResources: tr
 var knownClientCaps = map[string]bool{"": true, ClientCapSampling: true, ClientCapRoots: true,
 	ClientCapElicitation: true}
 
+var knownExtensions = map[string]bool{"": true, spec.ExtensionTasks: true}
+
 // buildCatalogue selects the entries of one revision bit and checks them.
 func buildCatalogue(bit uint8) (*Catalogue, error) {
 	c := &Catalogue{byName: make(map[string]Method)}
@@ -145,7 +157,7 @@ func buildCatalogue(bit uint8) (*Catalogue, error) {
 		if _, dup := c.byName[m.Name]; dup {
 			return nil, fmt.Errorf("protocol: method %q listed twice", m.Name)
 		}
-		if !knownServerCaps[m.ServerCap] || !knownClientCaps[m.ClientCap] {
+		if !knownServerCaps[m.ServerCap] || !knownClientCaps[m.ClientCap] || !knownExtensions[m.Extension] {
 			return nil, fmt.Errorf("protocol: method %q names an unknown capability", m.Name)
 		}
 		if m.Kind == Notification && (m.Cacheable || m.InputRequired || m.NameParam != "") {

@@ -27,6 +27,9 @@ type Request struct {
 	// Deferrer takes answers given after the handler returned (Defer); the
 	// dispatcher sets it.
 	Deferrer Deferrer
+	// Tasks is the tasks extension's side of a 2026-07-28 tools/call
+	// (StartTask); the dispatcher sets it, nil elsewhere.
+	Tasks Tasker
 
 	// then shapes a deferred answer as the method being run shapes a
 	// returned one; the Router sets it, and tool, before it calls a

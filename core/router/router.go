@@ -60,6 +60,7 @@ const (
 	capResources
 	capPrompts
 	capCompletions
+	capTasks
 )
 
 // Method names that cursors are bound to.

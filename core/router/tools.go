@@ -22,6 +22,7 @@ type tool struct {
 	handler ToolHandler
 	in      *schema.Validator
 	out     *schema.Validator // nil without an outputSchema
+	task    TaskOptions
 }
 
 // AddTool registers t, or replaces the tool of the same name in its place.
@@ -36,6 +37,15 @@ type tool struct {
 // revision. Both schemas are compiled here, so a bad schema fails now rather
 // than on the first call.
 func (r *Router) AddTool(t spec.Tool, h ToolHandler) error {
+	return r.AddTaskTool(t, h, TaskOptions{})
+}
+
+// AddTaskTool is AddTool for a tool whose calls may become tasks on
+// 2026-07-28 (see TaskSupport).
+func (r *Router) AddTaskTool(t spec.Tool, h ToolHandler, task TaskOptions) error {
+	if err := task.check(); err != nil {
+		return fmt.Errorf("router: tool %q: %w", t.Name, err)
+	}
 	if h == nil {
 		return fmt.Errorf("router: tool %q: nil handler", t.Name)
 	}
@@ -46,8 +56,12 @@ func (r *Router) AddTool(t spec.Tool, h ToolHandler) error {
 	if err != nil {
 		return fmt.Errorf("router: tool %q: %w", t.Name, err)
 	}
+	entry.task = task
 	r.tools.put(t.Name, entry, nil)
 	r.enable(capTools)
+	if task.Support != TaskForbidden {
+		r.enable(capTasks)
+	}
 	r.changed(ListTools)
 	return nil
 }
@@ -160,6 +174,11 @@ func (r *Router) CallTool(ctx context.Context, req *Request, p *spec.CallToolPar
 		return rejected, rpcErr
 	}
 	req.deferAs(toolThen, t)
+	if t.task.Support != TaskForbidden {
+		if err := t.taskGate(req); err != nil {
+			return nil, err
+		}
+	}
 	res, err := t.handler(ctx, req, args)
 	return t.outcome(req, res, err)
 }

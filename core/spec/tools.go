@@ -11,7 +11,6 @@ type Tool struct {
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Icons        []Icon           `json:"icons,omitempty"`
-	Execution    *ToolExecution   `json:"execution,omitempty"`
 	Meta         Meta             `json:"_meta,omitempty"`
 }
 
@@ -22,11 +21,6 @@ type ToolAnnotations struct {
 	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
 	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
-}
-
-// ToolExecution says how a tool may run (2025-11-25 tasks).
-type ToolExecution struct {
-	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // CallToolParams are the params of tools/call.

@@ -34,7 +34,8 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	addTools(s)
 	addResources(s)
 	addPrompts(s)
-	addInteractiveTools(s) // last: the older catalogue keeps its order
+	addInteractiveTools(s) // after the older catalogue, which keeps its order
+	addTaskTools(s)
 	return s
 }
 

@@ -123,7 +123,8 @@ func TestPagination(t *testing.T) {
 				"test_input_required_result_list_roots", "test_input_required_result_request_state",
 				"test_input_required_result_tampered_state", "test_input_required_result_multiple_inputs",
 				"test_input_required_result_multi_round", "test_input_required_result_capabilities",
-				"test_missing_capability", "test_streaming_elicitation"}, names)
+				"test_missing_capability", "test_streaming_elicitation",
+				"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input", "test_tool_with_task"}, names)
 
 			c, _ := json.Marshal(firstCursor)
 			got := s.call(`{"jsonrpc":"2.0","id":99,"method":"prompts/list","params":{` + join(meta, `"cursor":`+string(c)) + `}}`)

@@ -19,7 +19,9 @@
 // notifications must arrive in the order written. Expected and received
 // messages are compared as JSON values (key order is free, nothing else is):
 // the only tolerance is a value written as one of the placeholders "<any>",
-// "<string>" or "<number>". A message that is an array (a batch answer)
+// "<string>" or "<number>", or a capture: "<?name>" matches any string and
+// names it, "<=name>" then matches only that string, and stands for it in
+// the lines sent after (a task id, say). A message that is an array (a batch answer)
 // matches item by item in any order, as JSON-RPC allows.
 //
 // A "! schema: <reason>" line before a "< " line records that the message

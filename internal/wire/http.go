@@ -295,9 +295,10 @@ func (c *HTTPConn) openSSE(base string) error {
 type envelope struct {
 	Method string `json:"method"`
 	Params struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
-		Meta struct {
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
+		Meta   struct {
 			ProtocolVersion json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
 		} `json:"_meta"`
 	} `json:"params"`
@@ -339,6 +340,10 @@ func modernHeaders(h http.Header, e envelope, revision string) {
 	case "resources/read":
 		if e.Params.URI != "" {
 			h.Set("Mcp-Name", headerValue(e.Params.URI))
+		}
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		if e.Params.TaskID != "" {
+			h.Set("Mcp-Name", headerValue(e.Params.TaskID))
 		}
 	}
 }

@@ -38,7 +38,7 @@ func TestMatch(t *testing.T) {
 			require.NoError(t, err)
 			got, err := decode([]byte(tc.got))
 			require.NoError(t, err)
-			ok, at := match(want, got)
+			ok, at := match(want, got, &bindings{known: map[string]string{}, found: map[string]string{}})
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.at, at)
 		})

@@ -30,13 +30,18 @@ var GroupTimeout = 20 * time.Second
 // matched and validated.
 func Play(ctx context.Context, c Conn, tr *Transcript, v *Validator) error {
 	var schemaErrs []error
+	known := map[string]string{}
 	for i := 0; i < len(tr.Steps); {
 		st := tr.Steps[i]
 		if st.Send {
-			if v != nil {
-				v.Sent(st.Data)
+			data, err := recall(st.Data, known)
+			if err != nil {
+				return errors.Join(append(schemaErrs, tr.errorf(st, "send: %v", err))...)
 			}
-			if err := c.Send(st.Data); err != nil {
+			if v != nil {
+				v.Sent(data)
+			}
+			if err := c.Send(data); err != nil {
 				return errors.Join(append(schemaErrs, tr.errorf(st, "send: %v", err))...)
 			}
 			i++
@@ -46,7 +51,7 @@ func Play(ctx context.Context, c Conn, tr *Transcript, v *Validator) error {
 		for j < len(tr.Steps) && !tr.Steps[j].Send {
 			j++
 		}
-		errs, err := tr.expect(ctx, c, tr.Steps[i:j], v)
+		errs, err := tr.expect(ctx, c, tr.Steps[i:j], v, known)
 		schemaErrs = append(schemaErrs, errs...)
 		if err != nil {
 			return errors.Join(append(schemaErrs, err)...)
@@ -63,7 +68,7 @@ func (tr *Transcript) errorf(st Step, format string, args ...any) error {
 // expect reads until every step of group has matched. It returns the
 // schema failures of the messages it read, and the mismatch or read error
 // that stopped it.
-func (tr *Transcript) expect(ctx context.Context, c Conn, group []Step, v *Validator) ([]error, error) {
+func (tr *Transcript) expect(ctx context.Context, c Conn, group []Step, v *Validator, known map[string]string) ([]error, error) {
 	ctx, cancel := context.WithTimeout(ctx, GroupTimeout)
 	defer cancel()
 	done := make([]bool, len(group))
@@ -77,7 +82,7 @@ func (tr *Transcript) expect(ctx context.Context, c Conn, group []Step, v *Valid
 		if v != nil {
 			invalid = v.Check(got)
 		}
-		k, diff := pick(group, done, got)
+		k, diff := pick(group, done, got, known)
 		if k < 0 {
 			if invalid != nil {
 				schemaErrs = append(schemaErrs, tr.errorf(group[0], "schema: %s\n\tmessage: %s", invalid, got))
@@ -108,8 +113,9 @@ func (tr *Transcript) judge(st Step, v *Validator, invalid error, got []byte) er
 
 // pick returns the index of the open expected step got matches: any open
 // response, or the first open notification (notifications keep their
-// order). On no match it returns -1 and a description of the differences.
-func pick(group []Step, done []bool, got []byte) (int, string) {
+// order), and adds what that step captured to known. On no match it
+// returns -1 and a description of the differences.
+func pick(group []Step, done []bool, got []byte, known map[string]string) (int, string) {
 	val, err := decode(got)
 	if err != nil {
 		return -1, fmt.Sprintf("\tthe message is not JSON: %v", err)
@@ -125,8 +131,12 @@ func pick(group []Step, done []bool, got []byte) (int, string) {
 			continue // an earlier notification is still due
 		}
 		notificationSeen = notificationSeen || isNote
-		ok, at := match(st.want, val)
+		b := bindings{known: known, found: map[string]string{}}
+		ok, at := match(st.want, val, &b)
 		if ok {
+			for name, v := range b.found {
+				known[name] = v
+			}
 			return k, ""
 		}
 		fmt.Fprintf(&why, "\twant (line %d): %s\n\t\tfirst difference at %s\n", st.Line, st.Data, at)

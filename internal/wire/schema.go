@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,6 +77,52 @@ type revSchema struct {
 	byMethod map[string]string
 	// byCode maps an error code to the revision's definition for it, if any.
 	byCode map[string]string
+	// extURL is the document of the revision's extension results, if any.
+	extURL string
+}
+
+// extSchemas are the extensions' result schemas, by revision: their own
+// schemas are not among the official ones.
+//
+//go:embed ext/*.json
+var extSchemas embed.FS
+
+// extPrefix names a definition of the extension document in check.
+const extPrefix = "ext/"
+
+// addExtensions adds ext/tasks-<revision>.json, when there is one, to the
+// revision's compiler.
+func (r *revSchema) addExtensions() error {
+	f, err := extSchemas.Open("ext/tasks-" + r.revision + ".json")
+	if err != nil {
+		return nil // no extension schema for this revision
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		return fmt.Errorf("wire: tasks extension schema of %s: %w", r.revision, err)
+	}
+	r.extURL = "mem:///mcp/ext/tasks-" + r.revision + ".json"
+	return r.compiler.AddResource(r.extURL, doc)
+}
+
+// extensionResult names the extension definition a result of method is
+// checked against, when an extension defines it.
+func (r *revSchema) extensionResult(method string, result any) (string, bool) {
+	if r.extURL == "" {
+		return "", false
+	}
+	switch method {
+	case "tasks/get":
+		return extPrefix + "GetTaskResult", true
+	case "tasks/update", "tasks/cancel":
+		return extPrefix + "TaskAck", true
+	case "tools/call":
+		if res, _ := result.(map[string]any); res["resultType"] == "task" {
+			return extPrefix + "CreateTaskResult", true
+		}
+	}
+	return "", false
 }
 
 func (s *Schemas) revision(rev string) (*revSchema, error) {
@@ -117,6 +164,9 @@ func loadRevision(path, rev string) (*revSchema, error) {
 	r.compiler = jsonschema.NewCompiler()
 	if err := r.compiler.AddResource(r.url, doc); err != nil {
 		return nil, fmt.Errorf("wire: %s: %w", path, err)
+	}
+	if err := r.addExtensions(); err != nil {
+		return nil, err
 	}
 	r.index()
 	return r, nil
@@ -194,11 +244,14 @@ func (r *revSchema) schema(name string) (*jsonschema.Schema, error) {
 	if s, ok := r.compiled[name]; ok {
 		return s, nil
 	}
-	ptr := name
-	if !strings.HasPrefix(name, "/") {
+	url, ptr := r.url, name
+	switch {
+	case strings.HasPrefix(name, extPrefix):
+		url, ptr = r.extURL, "/$defs/"+strings.TrimPrefix(name, extPrefix)
+	case !strings.HasPrefix(name, "/"):
 		ptr = "/" + r.defsKey + "/" + name
 	}
-	s, err := r.compiler.Compile(r.url + "#" + ptr)
+	s, err := r.compiler.Compile(url + "#" + ptr)
 	if err != nil {
 		return nil, fmt.Errorf("wire: compile %s of %s: %w", name, r.revision, err)
 	}

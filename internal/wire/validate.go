@@ -141,6 +141,9 @@ func (v *Validator) checkResult(obj map[string]any) error {
 		return err
 	}
 	def, ok := v.rev.resultType(method)
+	if ext, isExt := v.rev.extensionResult(method, obj["result"]); isExt {
+		def, ok = ext, true
+	}
 	if !ok {
 		return fmt.Errorf("a result for %q, which revision %s does not define as a request", method, v.rev.revision)
 	}

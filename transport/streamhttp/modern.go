@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/protocol"
 	"github.com/polymcp/polymcp/transport"
 )
 
@@ -31,16 +32,18 @@ func (e *Engine) prepareModern(r *Request, v version, msg jsonrpc.Message, derr 
 		return nil, errorResponse(http.StatusBadRequest, jsonrpc.NullID,
 			invalidRequest("clients send no responses at revision 2026-07-28"))
 	}
-	if err := e.checkModernHeaders(r.Header, v, msg); err != nil {
+	if err := e.checkModernHeaders(r.Header, v, d, msg); err != nil {
 		return nil, errorResponse(http.StatusBadRequest, msg.ID, err)
 	}
 	return &Prepared{op: opModernCall, body: r.Body, method: msg.Method, dialect: d}, nil
 }
 
 // checkModernHeaders compares the mirrored headers with the body (SEP-2243).
-func (e *Engine) checkModernHeaders(h http.Header, v version, msg jsonrpc.Message) *jsonrpc.Error {
-	// One pass over params finds both members the headers mirror.
-	member := nameMember(msg.Method)
+func (e *Engine) checkModernHeaders(h http.Header, v version, d protocol.Dialect, msg jsonrpc.Message) *jsonrpc.Error {
+	// One pass over params finds both members the headers mirror; the
+	// revision's catalogue names the one Mcp-Name mirrors, if any.
+	m, _ := d.Catalogue().Lookup(msg.Method)
+	member := m.NameParam
 	names := [2]string{"_meta", member}
 	var vals [2][]byte
 	if member == "" {
@@ -89,16 +92,6 @@ func (e *Engine) checkModernHeaders(h http.Header, v version, msg jsonrpc.Messag
 	return nil
 }
 
-// nameMember is the params member Mcp-Name mirrors for method, if any.
-func nameMember(method string) string {
-	switch method {
-	case "tools/call", "prompts/get":
-		return "name"
-	case "resources/read":
-		return "uri"
-	}
-	return ""
-}
 
 // execModern runs one 2026-07-28 request on a session of its own: the
 // revision is stateless, so nothing outlives the POST. The client closing

@@ -391,6 +391,18 @@ func Input(h uint64, raw []byte) ([]byte, error) {
 	}
 }
 
+// StartTask makes call h a task (polymcp_call_start_task).
+func StartTask(h uint64) error {
+	c, err := lookupCall(h)
+	if err != nil {
+		return err
+	}
+	if err := c.req.StartTask(); err != nil {
+		return errorf(EInvalid, "%v", err)
+	}
+	return nil
+}
+
 // InputState returns the state the host kept with SetInputState in an
 // earlier round (nil when none).
 func InputState(h uint64) ([]byte, error) {

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
 )
 
@@ -240,4 +241,54 @@ func Notify(h uint64, method string, params []byte) error {
 		return errorf(EInvalid, "%s is sent by every add and remove; it cannot be sent alone", method)
 	}
 	return errorf(EInvalid, "notification %q cannot be sent by the host", method)
+}
+
+// taskDef is the task_json of polymcp_server_add_task_tool.
+type taskDef struct {
+	Support string `json:"support"`
+	Start   string `json:"start"`
+}
+
+func (d taskDef) options() (router.TaskOptions, error) {
+	var o router.TaskOptions
+	switch d.Support {
+	case spec.TaskSupportForbidden:
+	case spec.TaskSupportOptional:
+		o.Support = router.TaskOptional
+	case spec.TaskSupportRequired:
+		o.Support = router.TaskRequired
+	default:
+		return o, errorf(EInvalid, `task definition: "support" must be "optional", "required" or "forbidden"`)
+	}
+	switch d.Start {
+	case "", "call":
+	case "handler":
+		o.Start = router.TaskByHandler
+	default:
+		return o, errorf(EInvalid, `task definition: "start" must be "call" or "handler"`)
+	}
+	return o, nil
+}
+
+// AddTaskTool registers a tool whose calls may become tasks (2026-07-28).
+func AddTaskTool(h uint64, def, task []byte, tag uint64) error {
+	s, err := openServer(h)
+	if err != nil {
+		return err
+	}
+	var t spec.Tool
+	if err := decodeDef(def, "tool", &t); err != nil {
+		return err
+	}
+	var d taskDef
+	if err := decodeStrict(task, "task", &d); err != nil {
+		return err
+	}
+	opts, err := d.options()
+	if err != nil {
+		return err
+	}
+	return s.register(tag, item{kind: itemTool, key: t.Name}, func() error {
+		return s.srv.AddTaskTool(t, opts, s.toolHandler(t.Name, tag))
+	})
 }

@@ -26,6 +26,11 @@ type ServerConfig struct {
 	MaxQueue         int      `json:"max_queue"`          // default 256; -1: none
 	RequestTimeoutMs int64    `json:"request_timeout_ms"` // default 30000; -1: none
 	PageSize         int      `json:"page_size"`          // default 100
+	// The tasks extension (2026-07-28): see polymcp.h.
+	TaskTTLMs          int64 `json:"task_ttl_ms"`           // default 3600000
+	MaxTasks           int   `json:"max_tasks"`             // default 1000
+	MaxRunningTasks    int   `json:"max_running_tasks"`     // default max_concurrency/2
+	TaskPollIntervalMs int64 `json:"task_poll_interval_ms"` // default 1000
 	// HTTP configures host-owned HTTP (polymcp_server_http); its addr is unused.
 	HTTP *HTTPConfig `json:"http"`
 }
@@ -77,7 +82,9 @@ func (c *ServerConfig) serverOptions(logger *slog.Logger) *mcp.ServerOptions {
 	}
 	return &mcp.ServerOptions{Instructions: c.Instructions, Revisions: c.Revisions,
 		MaxConcurrency: c.MaxConcurrency, MaxQueue: c.MaxQueue, RequestTimeout: timeout,
-		PageSize: c.PageSize, Logger: logger}
+		PageSize: c.PageSize, Logger: logger, TaskTTL: time.Duration(c.TaskTTLMs) * time.Millisecond,
+		MaxTasks: c.MaxTasks, MaxRunningTasks: c.MaxRunningTasks,
+		TaskPollInterval: time.Duration(c.TaskPollIntervalMs) * time.Millisecond}
 }
 
 func (c *ServerConfig) check() error {
@@ -90,6 +97,8 @@ func (c *ServerConfig) check() error {
 		return errorf(EInvalid, "options: request_timeout_ms must be -1 (none), 0 (default) or positive")
 	case c.PageSize < 0:
 		return errorf(EInvalid, "options: page_size must not be negative")
+	case c.TaskTTLMs < 0 || c.MaxTasks < 0 || c.MaxRunningTasks < 0 || c.TaskPollIntervalMs < 0:
+		return errorf(EInvalid, "options: task_ttl_ms, max_tasks, max_running_tasks and task_poll_interval_ms must not be negative")
 	}
 	return nil
 }

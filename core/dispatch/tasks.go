@@ -24,6 +24,11 @@ const (
 	DefaultTaskPollInterval = time.Second
 )
 
+// taskGrace is how long a task is kept past its TTL: its handler's
+// deadline is the TTL, and a client polling at the suggested interval
+// still sees how a task the TTL ended, ended.
+const taskGrace = time.Minute
+
 // taskTimeFormat writes createdAt and lastUpdatedAt: RFC 3339 in UTC, to
 // the millisecond.
 const taskTimeFormat = "2006-01-02T15:04:05.000Z07:00"
@@ -37,7 +42,7 @@ func errTooManyTasks() *jsonrpc.Error {
 }
 
 // taskStore holds a Runtime's tasks by id. Tasks are kept for their TTL
-// from creation; expired ones are dropped by a sweep that store operations
+// from creation, plus taskGrace; expired ones are dropped by a sweep that store operations
 // run at most once a second, so that the core needs no timer of its own.
 type taskStore struct {
 	ttl, poll       time.Duration
@@ -116,9 +121,9 @@ func (st *taskStore) ended() {
 	st.mu.Unlock()
 }
 
-// sweepLocked drops the tasks whose TTL has passed and returns those still
-// running, to be stopped outside the lock. A running task's deadline is
-// its TTL, so it is normally failed by then.
+// sweepLocked drops the tasks whose TTL and grace have passed and returns
+// those still running, to be stopped outside the lock. A running task's
+// deadline is its TTL, so it is normally failed by then.
 func (st *taskStore) sweepLocked(now time.Time) []*task {
 	if now.Before(st.sweepAt) {
 		return nil
@@ -171,7 +176,7 @@ type task struct {
 func newTask(c *call, now time.Time, st *taskStore) *task {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return &task{id: base64.RawURLEncoding.EncodeToString(b[:]), c: c, created: now, expires: now.Add(st.ttl),
+	return &task{id: base64.RawURLEncoding.EncodeToString(b[:]), c: c, created: now, expires: now.Add(st.ttl + taskGrace),
 		ttlMs: st.ttl.Milliseconds(), pollMs: max(1, st.poll.Milliseconds()), status: spec.TaskWorking,
 		updated: now, wake: make(chan struct{})}
 }

@@ -416,6 +416,7 @@ func (e *Executor) expire() {
 	for _, l := range [...]*jobList{&e.active, &e.queue} {
 		for j := l.head; j != nil; j = j.next {
 			switch {
+			case j.deadline.IsZero(): // Extend took it away
 			case !j.deadline.After(now):
 				expired = append(expired, j)
 			case next.IsZero() || j.deadline.Before(next):

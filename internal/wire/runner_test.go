@@ -106,3 +106,39 @@ func TestPlaySendError(t *testing.T) {
 	err := play(t, "> "+callB+"\n", map[string][]string{})
 	assert.ErrorContains(t, err, "t.txtar:3: send: no script for")
 }
+
+// A captured value binds in the answer that carries it, is matched by
+// later answers and stands for itself in later sends.
+func TestPlayCaptures(t *testing.T) {
+	create := `{"jsonrpc":"2.0","id":1,"method":"create"}`
+	get := `{"jsonrpc":"2.0","id":2,"method":"get","params":{"id":"t\"1"}}`
+	script := map[string][]string{
+		create: {`{"jsonrpc":"2.0","id":1,"result":{"id":"t\"1"}}`},
+		get:    {`{"jsonrpc":"2.0","id":2,"result":{"id":"t\"1","n":1}}`},
+	}
+	cases := []struct {
+		name, session, err string
+	}{
+		{"capture and recall",
+			"> " + create + "\n< " + `{"jsonrpc":"2.0","id":1,"result":{"id":"<?task>"}}` +
+				"\n> " + `{"jsonrpc":"2.0","id":2,"method":"get","params":{"id":"<=task>"}}` +
+				"\n< " + `{"jsonrpc":"2.0","id":2,"result":{"id":"<=task>","n":1}}` + "\n", ""},
+		{"a recalled value must match",
+			"> " + create + "\n< " + `{"jsonrpc":"2.0","id":1,"result":{"id":"<?task>"}}` +
+				"\n> " + get + "\n< " + `{"jsonrpc":"2.0","id":2,"result":{"id":"<=other>","n":1}}` + "\n",
+			"first difference at $.result.id"},
+		{"a send may only recall a captured name",
+			"> " + `{"jsonrpc":"2.0","id":2,"method":"get","params":{"id":"<=task>"}}` + "\n",
+			"t.txtar:3: send: <=task> names no captured value"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := play(t, tc.session, script)
+			if tc.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
+}

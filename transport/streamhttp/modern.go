@@ -92,7 +92,6 @@ func (e *Engine) checkModernHeaders(h http.Header, v version, d protocol.Dialect
 	return nil
 }
 
-
 // execModern runs one 2026-07-28 request on a session of its own: the
 // revision is stateless, so nothing outlives the POST. The client closing
 // the stream closes the session, which cancels the handler; nothing more

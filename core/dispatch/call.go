@@ -200,7 +200,9 @@ func (c *call) run(ctx context.Context, m method) {
 	}
 	c.mu.Lock()
 	c.stop = stop
-	abandoned := c.done
+	// Done already, the call was abandoned, unless it is done because it
+	// became a task (StartTask, on the job's goroutine, may be quicker).
+	abandoned := c.done && c.task.Load() == nil
 	c.mu.Unlock()
 	if abandoned {
 		stop(errCancelledByClient)

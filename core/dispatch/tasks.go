@@ -144,7 +144,9 @@ func (st *taskStore) sweepLocked(now time.Time) []*task {
 
 func stopExpired(tasks []*task) {
 	for _, t := range tasks {
-		t.c.abandon(executor.ErrTimeout)
+		if c := t.running(); c != nil {
+			c.abandon(executor.ErrTimeout)
+		}
 	}
 }
 
@@ -152,13 +154,15 @@ func stopExpired(tasks []*task) {
 // and what a client polling it sees.
 type task struct {
 	id      string
-	c       *call
 	created time.Time
 	expires time.Time
 	ttlMs   int64
 	pollMs  int64
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// c is the call whose handler runs the task, until the task ends:
+	// a kept task must not keep its request alive.
+	c       *call
 	status  string
 	message string
 	updated time.Time
@@ -185,6 +189,13 @@ func (t *task) terminal() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return spec.TerminalTaskStatus(t.status)
+}
+
+// running returns the call of a task that has not ended, else nil.
+func (t *task) running() *call {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.c
 }
 
 // stateLocked is the task as the wire shows it.
@@ -224,18 +235,19 @@ func (t *task) detailed() *spec.DetailedTask {
 }
 
 // end puts the task in a terminal status, unless it is in one already, and
-// reports whether it did.
-func (t *task) end(status string, outcome json.RawMessage, message string, now time.Time) bool {
+// returns its call if it did.
+func (t *task) end(status string, outcome json.RawMessage, message string, now time.Time) *call {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if spec.TerminalTaskStatus(t.status) {
-		return false
+		return nil
 	}
-	t.status, t.outcome, t.updated, t.pending = status, outcome, now, nil
+	c := t.c
+	t.c, t.status, t.outcome, t.updated, t.pending = nil, status, outcome, now, nil
 	if message != "" {
 		t.message = message
 	}
-	return true
+	return c
 }
 
 // note sets the status message (a handler's progress message).
@@ -354,11 +366,26 @@ func (c *call) StartTask() error {
 	if err := rt.tasks.add(t, now); err != nil {
 		return err
 	}
-	if !executor.Extend(c.jobCtx, rt.tasks.ttl) || !c.settle() {
+	if !executor.Extend(c.jobCtx, rt.tasks.ttl) {
 		rt.tasks.remove(t)
-		return errFinished // the call ended meanwhile
+		return errFinished // the job ended meanwhile
 	}
+	// The task is marked before the call is done, so that run, which may
+	// look at the call only now, does not take it for abandoned.
 	c.task.Store(t)
+	if !c.settle() {
+		// Abandoned meanwhile: the job is stopped here, or by run if it has
+		// not got the job's cancel function yet.
+		c.task.Store(nil)
+		rt.tasks.remove(t)
+		c.mu.Lock()
+		stop := c.stop
+		c.mu.Unlock()
+		if stop != nil {
+			stop(errCancelledByClient)
+		}
+		return errFinished
+	}
 	c.Detach()
 	res := t.createdResult()
 	c.adm.dialect.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &rt.cfg.Server})
@@ -417,7 +444,7 @@ func (c *call) settleTask(t *task, ctx context.Context, res spec.Result, err err
 	if fail != nil {
 		status, message, outcome = spec.TaskFailed, fail.Message, jsonrpc.AppendErrorObject(nil, fail)
 	}
-	if t.end(status, outcome, message, rt.now()) {
+	if t.end(status, outcome, message, rt.now()) != nil {
 		rt.tasks.ended()
 	}
 }
@@ -489,9 +516,9 @@ func cancelTask(_ context.Context, c *call) (spec.Result, error) {
 		return nil, err
 	}
 	rt := c.s.rt
-	if t.end(spec.TaskCancelled, nil, "cancelled by the client", rt.now()) {
+	if c := t.end(spec.TaskCancelled, nil, "cancelled by the client", rt.now()); c != nil {
 		rt.tasks.ended()
-		t.c.abandon(errTaskCancelled)
+		c.abandon(errTaskCancelled)
 	}
 	return &spec.EmptyResult{}, nil
 }

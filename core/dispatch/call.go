@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +108,19 @@ func (c *call) finish(res spec.Result, err error) {
 // it is sent (transport.Copier) from a recycled buffer, which spares an
 // allocation of the answer's size, else in a buffer of its own.
 func (c *call) sendResult(res spec.Result) error {
-	if _, copies := c.reply.(transport.Copier); copies {
+	_, copies := c.reply.(transport.Copier)
+	if tr, ok := res.(*spec.CallToolResult); ok {
+		appendTool := func(dst []byte) ([]byte, bool) { return appendToolResult(dst, tr) }
+		if jsonrpc.WithAppended(c.id, appendTool, func(msg []byte) {
+			if !copies {
+				msg = bytes.Clone(msg)
+			}
+			c.s.send(c.reply, msg)
+		}) {
+			return nil
+		}
+	}
+	if copies {
 		return jsonrpc.WithResponse(c.id, res, func(msg []byte) { c.s.send(c.reply, msg) })
 	}
 	msg, err := jsonrpc.MarshalResponse(c.id, res)

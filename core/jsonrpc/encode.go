@@ -66,6 +66,26 @@ func WithResponse(id ID, result any, use func(msg []byte)) error {
 	return err
 }
 
+// WithAppended is WithResponse for a result that appendResult writes
+// itself, for types a hand-written encoder knows. It reports false, having
+// used nothing, when appendResult declines the value.
+func WithAppended(id ID, appendResult func(dst []byte) ([]byte, bool), use func(msg []byte)) bool {
+	sp := scratch.Get().(*[]byte)
+	b := append((*sp)[:0], envelopeHead+`,"id":`...)
+	b = AppendID(b, id)
+	b = append(b, `,"result":`...)
+	b, ok := appendResult(b)
+	if ok {
+		b = append(b, '}')
+		use(b)
+	}
+	if cap(b) <= maxScratch {
+		*sp = b[:0]
+		scratch.Put(sp)
+	}
+	return ok
+}
+
 // scratch recycles WithResponse's buffers, up to maxScratch.
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 

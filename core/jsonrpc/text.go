@@ -60,11 +60,9 @@ func appendEscape(dst []byte, c byte) []byte {
 		return append(dst, `\r`...)
 	case '\t':
 		return append(dst, `\t`...)
-	case '\b':
-		return append(dst, `\b`...)
-	case '\f':
-		return append(dst, `\f`...)
 	}
+	// \b and \f too are written as \u escapes, as the sonic encoder writes
+	// them, so that hand-written and sonic encodings agree byte for byte.
 	if c >= utf8.RuneSelf { // a byte of invalid UTF-8
 		return append(dst, `\ufffd`...)
 	}

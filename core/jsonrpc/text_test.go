@@ -16,7 +16,7 @@ func TestAppendString(t *testing.T) {
 		{"", `""`},
 		{"plain", `"plain"`},
 		{`a"b\c/d`, `"a\"b\\c/d"`},
-		{"\n\r\t\b\f", `"\n\r\t\b\f"`},
+		{"\n\r\t\b\f", `"\n\r\t\u0008\u000c"`},
 		{"\x00\x01\x1f\x7f", `"\u0000\u0001\u001f` + "\x7f\""},
 		{"<html>&", `"<html>&"`},
 		{"é😀\u2028", "\"é😀\u2028\""},

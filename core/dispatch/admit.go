@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
@@ -36,11 +37,14 @@ func (m *requestMeta) readPlain(raw []byte, info *spec.Implementation) bool {
 		return false
 	}
 	if v[0] != nil {
-		s, ok := jsonrpc.PlainString(v[0])
-		if !ok {
-			return false
+		m.ProtocolVersion = knownRevision(v[0])
+		if m.ProtocolVersion == nil {
+			s, ok := jsonrpc.PlainString(v[0])
+			if !ok {
+				return false
+			}
+			m.ProtocolVersion = &s
 		}
-		m.ProtocolVersion = &s
 	}
 	if v[1] != nil && v[1][0] == 'n' || v[4] != nil && v[4][0] == 'n' {
 		return false
@@ -62,6 +66,26 @@ func (m *requestMeta) readPlain(raw []byte, info *spec.Implementation) bool {
 	m.ClientCapabilities, m.ProgressToken = v[1], v[4]
 	return true
 }
+
+// knownRevision returns raw, a JSON string, as a pointer into revisions
+// when it is one of spec.Revisions, else nil: most requests name one, and
+// need no copy of it.
+func knownRevision(raw []byte) *string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil
+	}
+	body := raw[1 : len(raw)-1]
+	for i := range revisions {
+		if string(body) == revisions[i] {
+			return &revisions[i]
+		}
+	}
+	return nil
+}
+
+// revisions is knownRevision's copy of spec.Revisions, which it points
+// into: admissions share these strings and never write through the pointer.
+var revisions = slices.Clone(spec.Revisions)
 
 var infoNames = []string{"name", "title", "version", "description", "websiteUrl", "icons"}
 

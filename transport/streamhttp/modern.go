@@ -109,7 +109,9 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 	w := &p.w
 	*w = writer{e: e, out: out, rep: p.reply(e), dialect: p.dialect, life: e.life.Done()}
 	dctx := ctx
-	if _, bounded := ctx.Deadline(); !bounded && ctx.Done() != nil {
+	// (Done is not asked: on a request's context it makes a channel for
+	// nothing, and the watch on a context that never ends never fires.)
+	if _, bounded := ctx.Deadline(); !bounded && ctx != context.Background() {
 		// The client going away closes the session (reply.cut), which
 		// cancels the handler; its context keeps ctx's values only. A
 		// deadline would be lost that way, so a bounded ctx stays the

@@ -35,6 +35,12 @@ class RecordingPort:
     def set_input_state(self, state: bytes) -> bool:
         return False
 
+    def may_be_task(self) -> bool:
+        return False
+
+    def start_task(self) -> tuple[int, str]:
+        return -1, "not a task tool"  # POLYMCP_E_INVALID: the call goes on as an ordinary one
+
 
 def answer(entry: Entry, params: dict[str, Any], port: RecordingPort | None = None) -> Any:
     """Runs one call to completion, awaiting async handlers."""

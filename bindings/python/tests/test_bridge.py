@@ -362,3 +362,57 @@ def test_bad_progress_values_fail_in_the_handler(loop: Any) -> None:
     bridge.on_call(1, Kind.TOOL, tool_tag(server, "bad"), params("bad"))
     assert calls.answers[1] == ("result", {"content": [{"type": "text", "text": (
         "progress must be a finite number, got inf")}], "isError": True})
+
+
+def test_a_sync_task_handler_runs_on_its_own_thread_and_hears_of_cancellation(loop: Any) -> None:
+    """A def handler of a task tool leaves the core's callback thread at
+    once (on_call returns), so that on_cancel — tasks/cancel — reaches it as
+    ctx.cancelled; a def handler of an ordinary tool still answers inline."""
+    server, calls, bridge = make(loop)
+    started = threading.Event()
+    threads: list[int] = []
+
+    @server.tool(task="optional")
+    def spin(ctx: polymcp.Context) -> str:
+        threads.append(threading.get_ident())
+        started.set()
+        deadline = time.monotonic() + WAIT
+        while not ctx.cancelled and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return "cancelled" if ctx.cancelled else "timed out"
+
+    @server.tool(task="required")
+    def quick() -> str:
+        return "quick"
+
+    bridge.on_call(1, Kind.TOOL, tool_tag(server, "spin"), params("spin"))
+    assert started.wait(WAIT)
+    assert threads[0] != threading.get_ident() and 1 not in calls.answers
+    bridge.on_cancel(1)
+    calls.wait(1)  # answered after the cancellation (the core refuses it then)
+    assert calls.answers[1] == ("result", {"content": [{"type": "text", "text": "cancelled"}]})
+    bridge.on_call(2, Kind.TOOL, tool_tag(server, "quick"), params("quick"))
+    calls.wait(2)
+    assert calls.answers[2] == ("result", {"content": [{"type": "text", "text": "quick"}]})
+    assert calls.threads[2] != threading.get_ident()
+
+
+def test_start_task_reports_what_the_core_says(loop: Any) -> None:
+    server, calls, bridge = make(loop)
+    seen: list[Any] = []
+    statuses = iter([(0, ""), (-1, "cannot become a task"), (-3, "call 0x1 was already completed")])
+    calls.start_task = lambda call: next(statuses)  # type: ignore[attr-defined]
+
+    @server.tool(task="optional", task_start="handler")
+    def promote(ctx: polymcp.Context) -> str:
+        seen.append(ctx.start_task())
+        seen.append(ctx.start_task())
+        try:
+            ctx.start_task()
+        except polymcp.NativeError as err:
+            seen.append((err.status, str(err)))
+        return "ok"
+
+    bridge.on_call(1, Kind.TOOL, tool_tag(server, "promote"), params("promote"))
+    calls.wait(1)
+    assert seen == [True, False, (-3, "call 0x1 was already completed")]

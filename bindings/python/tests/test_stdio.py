@@ -94,7 +94,10 @@ def test_catalogue_matches_the_go_fixture(everything: Child) -> None:
         "test_input_required_result_request_state", "test_input_required_result_tampered_state",
         "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
         "test_input_required_result_capabilities", "test_missing_capability",
-        "test_streaming_elicitation"]
+        "test_streaming_elicitation",
+        # the tasks extension's tools, last
+        "greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete",
+        "multi_input", "test_tool_with_task"]
     assert tools["echo"] == {"name": "echo", "description": "Returns its text argument as one text item",
                              "inputSchema": {"type": "object", "properties": {"text": {
                                  "type": "string", "description": "the text to return"}},

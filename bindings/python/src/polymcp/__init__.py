@@ -28,6 +28,7 @@ from ._content import (
 )
 from ._context import Context, LogLevel
 from ._errors import InputRequiredUnsupported, McpError, NativeError, ToolError
+from ._handlers import TaskStart, TaskSupport
 from ._native import configure, load_library
 from ._schema import schema_of
 from ._server import Server
@@ -50,6 +51,8 @@ __all__ = [
     "ResourceContents",
     "ResourceLink",
     "Server",
+    "TaskStart",
+    "TaskSupport",
     "Text",
     "ToolError",
     "ToolResult",

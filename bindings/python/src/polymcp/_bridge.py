@@ -5,12 +5,19 @@ runs right there and its answer is sent before on_call returns (no event
 loop, no thread hop: the fast path). An async handler becomes a Task on
 the binding's loop (or the caller's); cancelling the call cancels the Task
 and nothing is answered.
+
+A sync handler of a tool registered with task support runs on a thread of
+its own instead: a task is long work, which must not hold one of the
+core's callback threads, and the core reports a cancellation (tasks/cancel
+among them) with on_cancel only once on_call has returned, so only there
+does ``ctx.cancelled`` turn true while the handler runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
@@ -51,6 +58,10 @@ class NativeCalls(Protocol):
 
     def input(self, call: int, requests: bytes) -> tuple[int, bytes]: ...
 
+    def start_task(self, call: int) -> tuple[int, str]:
+        """polymcp_call_start_task: the status and, unless OK, the message."""
+        ...
+
     def has_input_state(self) -> bool: ...
 
     def input_state(self, call: int) -> bytes: ...
@@ -61,15 +72,18 @@ class NativeCalls(Protocol):
 class _Pending:
     """One call in flight; it is also the CallPort of the call's Context."""
 
-    __slots__ = ("calls", "call", "tag", "ctx", "task", "cancelled")
+    __slots__ = ("calls", "call", "tag", "ctx", "task", "cancelled", "task_support")
 
     def __init__(self, calls: NativeCalls, call: int, tag: int = 0) -> None:
         self.calls = calls
         self.call = call
         self.tag = tag
         self.ctx: Context | None = None
-        self.task: asyncio.Task[Any] | None = None
+        self.task: asyncio.Task[Any] | None = None  # the asyncio task of an async handler
         self.cancelled = False
+        # The call is of a tool registered with task support: it is, or may
+        # become, an MCP task (whose questions wait for tasks/update).
+        self.task_support = False
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         payload: dict[str, Any] = {"progress": progress}
@@ -97,6 +111,12 @@ class _Pending:
 
     def ask(self, requests: dict[str, dict[str, Any]]) -> tuple[int, bytes]:
         return self.calls.input(self.call, dumps(requests).encode())
+
+    def may_be_task(self) -> bool:
+        return self.task_support
+
+    def start_task(self) -> tuple[int, str]:
+        return self.calls.start_task(self.call)
 
     def input_state(self) -> bytes:
         return self.calls.input_state(self.call) if self.calls.has_input_state() else b""
@@ -136,6 +156,21 @@ class Bridge:
             self._pending[call] = pending
             self._schedule(pending, params)
             return
+        if entry is not None and entry.kind == kind and getattr(entry, "task", None) is not None:
+            self._pending[call] = pending
+            try:
+                threading.Thread(target=self._answer_sync, args=(pending, entry, kind, params),
+                                 name="polymcp-task", daemon=True).start()
+                return
+            except RuntimeError:
+                pass  # no thread to be had (interpreter exit): answer right here
+        self._answer_sync(pending, entry, kind, params)
+
+    def _answer_sync(self, pending: _Pending, entry: Entry | None, kind: int,
+                     params: bytes) -> None:
+        """Runs a sync handler to its answer (or to the coroutine it returned,
+        which goes to the loop), on the calling thread."""
+        call = pending.call
         try:
             args = decode_params(params)
             if entry is None or entry.kind != kind:
@@ -155,6 +190,7 @@ class Bridge:
     def _run(self, pending: _Pending, entry: Entry, args: dict[str, Any]) -> Outcome:
         ctx = Context(pending, args.get("_meta"), args.get("revision"), args.get("inputResponses"))
         pending.ctx = ctx
+        pending.task_support = getattr(entry, "task", None) is not None
         if pending.cancelled:
             ctx._cancel()
         return entry.run(args, ctx)

@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Generator
-from typing import Any, Literal, Protocol
+import threading
+from collections.abc import Callable, Generator
+from typing import Any, Literal, Protocol, TypeVar
 
-from ._errors import INTERNAL_ERROR, INVALID_PARAMS, InputRequiredUnsupported, McpError, ToolError
-from ._native import E_CANCELLED, E_CAPABILITY, E_INPUT_REQUIRED
+from ._errors import (INTERNAL_ERROR, INVALID_PARAMS, InputRequiredUnsupported, McpError,
+                      NativeError, ToolError)
+from ._native import E_CANCELLED, E_CAPABILITY, E_INPUT_REQUIRED, E_INVALID, OK
 
 __all__ = ["CallPort", "Context", "InputRequired", "LogLevel", "LOG_LEVELS"]
 
@@ -41,7 +43,18 @@ class CallPort(Protocol):
         ...
 
     def ask(self, requests: dict[str, dict[str, Any]]) -> tuple[int, bytes]:
-        """polymcp_call_input: the status and the answers (or the message)."""
+        """polymcp_call_input: the status and the answers (or the message).
+        The one method that may block: on the revisions before 2026-07-28,
+        and inside a task (until the client's tasks/update)."""
+        ...
+
+    def may_be_task(self) -> bool:
+        """Whether the call is of a tool registered with task support, so that
+        it is or may become a task, whose questions wait for tasks/update."""
+        ...
+
+    def start_task(self) -> tuple[int, str]:
+        """polymcp_call_start_task: the status and, unless OK, the message."""
         ...
 
     def input_state(self) -> bytes:
@@ -169,6 +182,31 @@ class Context:
     def cancelled(self) -> bool:
         return self._cancelled
 
+    def start_task(self) -> bool:
+        """Turns this call into a task (the 2026-07-28 tasks extension), for a
+        tool registered with ``task_start="handler"``: the client gets its
+        task handle now, and what the handler returns or raises from here on
+        becomes the task's outcome, which the client reads with
+        ``tasks/get``. Ask the questions the task cannot go without first
+        (on 2026-07-28 they are answered by input_required rounds, which
+        run the handler again from the start); questions asked afterwards
+        wait for the client's ``tasks/update``. ``tasks/cancel`` cancels the
+        handler as any cancellation does.
+
+        True when the call is now a task (also when it was one already);
+        False when it cannot become one, and then it goes on as an ordinary
+        call: the tool has no task support, the revision is before
+        2026-07-28, the request did not declare the extension, or the
+        server's task limits (``max_tasks``, ``max_running_tasks``) are
+        reached. Raises NativeError when the call is over (answered,
+        cancelled, or the server closed)."""
+        status, message = self._port.start_task()
+        if status == OK:
+            return True
+        if status == E_INVALID:
+            return False
+        raise NativeError(status, message)
+
     def _cancel(self) -> None:
         self._cancelled = True
 
@@ -267,7 +305,17 @@ class Context:
         return key, (await self.ask({key: (method, params)}))[key]
 
     async def _send(self, asked: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        status, body = await asyncio.to_thread(self._port.ask, asked)
+        # polymcp_call_input blocks before 2026-07-28 and inside a task, so
+        # it never runs on the event loop. A call that is or may become a
+        # task can wait for tasks/update as long as the task lives
+        # (task_ttl_ms): it waits on a thread of its own rather than one of
+        # the loop's default executor, which asyncio.to_thread and the
+        # application share (the core bounds the tasks running at once:
+        # max_running_tasks).
+        if self._port.may_be_task():
+            status, body = await _on_own_thread(self._port.ask, asked)
+        else:
+            status, body = await asyncio.to_thread(self._port.ask, asked)
         if status == 0:
             answers = json.loads(body)
             return answers if isinstance(answers, dict) else {}
@@ -279,6 +327,40 @@ class Context:
         # Before 2026-07-28: the client refused, or did not declare the
         # capability; a tool answers that as an error result.
         raise ToolError(body.decode("utf-8", "replace"))
+
+
+T = TypeVar("T")
+
+
+def _on_own_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """fn(*args) on a new daemon thread, awaited on the running loop.
+    Cancelling the future leaves the thread to finish on its own (a
+    cancelled call's polymcp_call_input returns at once)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled meanwhile
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def run() -> None:
+        value: Any = None
+        error: BaseException | None = None
+        try:
+            value = fn(*args)
+        except BaseException as err:  # noqa: BLE001 - handed to the awaiting coroutine
+            error = err
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:
+            pass  # the loop is closed: nobody awaits the answer any more
+
+    threading.Thread(target=run, name="polymcp-task-input", daemon=True).start()
+    return future
 
 
 def _finite(name: str, value: float) -> None:

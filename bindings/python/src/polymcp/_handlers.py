@@ -14,7 +14,7 @@ import enum
 import inspect
 import re
 from collections.abc import Callable, Coroutine, Generator
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Literal, Union
 
 from ._context import Context
 from ._convert import (
@@ -34,6 +34,8 @@ __all__ = [
     "Outcome",
     "PromptEntry",
     "ResourceEntry",
+    "TaskStart",
+    "TaskSupport",
     "ToolEntry",
     "is_async",
     "template_variables",
@@ -41,6 +43,14 @@ __all__ = [
 
 Outcome = Union[dict[str, Any], Coroutine[Any, Any, dict[str, Any]]]
 Handler = Callable[..., Any]
+
+#: Whether a tool's calls may become tasks (the 2026-07-28 tasks extension):
+#: "optional" when the request declares the extension, "required" always
+#: (a 2026-07-28 request without it gets -32021).
+TaskSupport = Literal["optional", "required"]
+#: When such a call becomes a task: before the handler runs ("call"), or
+#: when the handler calls ``Context.start_task()`` ("handler").
+TaskStart = Literal["call", "handler"]
 
 
 class Kind(enum.IntEnum):
@@ -140,10 +150,13 @@ class ToolEntry(Entry):
     def __init__(self, fn: Handler, *, name: str | None = None, title: str | None = None,
                  description: str | None = None, annotations: dict[str, Any] | None = None,
                  meta: dict[str, Any] | None = None,
-                 input_schema: dict[str, Any] | None = None, strict: bool = False) -> None:
+                 input_schema: dict[str, Any] | None = None, strict: bool = False,
+                 task: TaskSupport | None = None, task_start: TaskStart = "call") -> None:
         self.fn = fn
         self.is_async = is_async(fn)
         self.key = name or fn.__name__
+        #: The task_json of polymcp_server_add_task_tool, or None: an ordinary tool.
+        self.task = _task_settings(self.key, task, task_start)
         self.signature = Signature(fn)
         self.plan = output_plan(self.signature.returns, self.signature.has_return)
         schema = input_schema or self.signature.input_schema()
@@ -171,6 +184,20 @@ class ToolEntry(Entry):
         except (TypeError, ValueError) as err:
             return tool_error_result(f"invalid arguments: {err}")
         return _invoke(self.fn, self.is_async, kwargs, self.plan.result, _contain_tool_error)
+
+
+def _task_settings(name: str, task: Any, start: Any) -> dict[str, str] | None:
+    if task is None:
+        if start != "call":
+            raise TypeError(f"tool {name!r}: task_start={start!r} needs task='optional' "
+                            "or task='required'")
+        return None
+    if task not in ("optional", "required"):
+        raise ValueError(f"tool {name!r}: task must be 'optional', 'required' or None, "
+                         f"not {task!r}")
+    if start not in ("call", "handler"):
+        raise ValueError(f"tool {name!r}: task_start must be 'call' or 'handler', not {start!r}")
+    return {"support": task, "start": start}
 
 
 _VARIABLE = re.compile(r"\{[+#./;?&]?([^}]*)\}")

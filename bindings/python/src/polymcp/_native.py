@@ -31,6 +31,7 @@ __all__ = [
     "HTTPTarget",
     "ABI_MINOR",
     "E_CLOSED",
+    "E_INVALID",
     "E_TIMEOUT",
     "E_UNKNOWN_CALL",
     "Handlers",
@@ -41,7 +42,8 @@ __all__ = [
 ]
 
 ABI_MAJOR = 1
-ABI_MINOR = 0
+#: polymcp_server_add_task_tool and polymcp_call_start_task (the tasks extension) came with 1.4.
+ABI_MINOR = 4
 
 OK = 0
 E_INVALID = -1
@@ -229,6 +231,9 @@ def _prototypes(lib: ctypes.CDLL) -> None:
         "polymcp_call_progress": (c_int, [u64, c_char_p, sz]),
         "polymcp_call_log": (c_int, [u64, c_char_p, sz]),
         "polymcp_call_info": (c_int, [u64, POINTER(c_void_p), p_size]),
+        # ABI 1.4: the tasks extension.
+        "polymcp_server_add_task_tool": (c_int, [u64, c_char_p, sz, c_char_p, sz, u64]),
+        "polymcp_call_start_task": (c_int, [u64]),
     }
     # Later minor versions add functions; these are used only when present.
     optional: dict[str, tuple[Any, list[Any]]] = {
@@ -258,12 +263,14 @@ class Library:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.cdll = ctypes.CDLL(str(path))  # CDLL: releases the GIL (never PyDLL)
-        _prototypes(self.cdll)
+        # The version first: an older library lacks functions _prototypes binds.
+        self.cdll.polymcp_abi_version.restype, self.cdll.polymcp_abi_version.argtypes = c_uint32, []
         version = int(self.cdll.polymcp_abi_version())
         major, minor = version >> 16, version & 0xFFFF
         if major != ABI_MAJOR or minor < ABI_MINOR:
             raise NativeError(E_INVALID, f"polymcp: {path} has ABI {major}.{minor}; this binding "
                                          f"needs {ABI_MAJOR}.{ABI_MINOR} or a later {ABI_MAJOR}.x")
+        _prototypes(self.cdll)
         self.abi = (major, minor)
         c = self.cdll
         # Bound once: these run on every call.
@@ -421,6 +428,14 @@ class Library:
             return status, ctypes.string_at(buf, size.value) if buf.value else b""
         finally:
             self.cdll.polymcp_free(buf)
+
+    def start_task(self, call: int) -> tuple[int, str]:
+        """polymcp_call_start_task: the status and, unless OK, the library's
+        message (read here, on the thread that failed)."""
+        status: int = self.cdll.polymcp_call_start_task(c_uint64(call))
+        if status == OK:
+            return status, ""
+        return status, self.last_error() or f"polymcp_call_start_task: error {status}"
 
     def has_input_state(self) -> bool:
         return self.has("polymcp_call_set_input_state")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ._bridge import Bridge
 from ._convert import dumps
 from ._errors import NativeError
-from ._handlers import CompletionEntry, Entry, Kind, ResourceEntry
+from ._handlers import CompletionEntry, Entry, Kind, ResourceEntry, ToolEntry
 from ._loop import shared_loop, stop_shared_loop
 from ._native import E_TIMEOUT, OK, Library, library, new_key
 
@@ -90,6 +90,12 @@ class NativeServer:
 
     def add(self, entry: Entry) -> None:
         c = self.lib.cdll
+        if isinstance(entry, ToolEntry) and entry.task is not None:
+            data, task = dumps(entry.definition()).encode(), dumps(entry.task).encode()
+            self.lib.check(c.polymcp_server_add_task_tool(self.handle, data, len(data), task,
+                                                          len(task), entry.tag),
+                           f"registering tool {entry.key!r}")
+            return
         if isinstance(entry, CompletionEntry):
             fn, body = c.polymcp_server_set_completer, entry.definition()["ref"]
         elif isinstance(entry, ResourceEntry):

@@ -11,7 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-from ._handlers import CompletionEntry, Kind, PromptEntry, ResourceEntry, ToolEntry
+from ._handlers import (CompletionEntry, Kind, PromptEntry, ResourceEntry, TaskStart,
+                        TaskSupport, ToolEntry)
 from ._registry import Registry
 
 if TYPE_CHECKING:
@@ -22,7 +23,8 @@ __all__ = ["Server"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_LIMITS = ("max_concurrency", "max_queue", "request_timeout_ms", "page_size")
+_LIMITS = ("max_concurrency", "max_queue", "request_timeout_ms", "page_size", "task_ttl_ms",
+           "max_tasks", "max_running_tasks", "task_poll_interval_ms")
 
 
 class Server:
@@ -32,18 +34,32 @@ class Server:
 
     Limits left as None keep the core's defaults: max_concurrency (32 calls
     at once), max_queue (256 waiting), request_timeout_ms (30000) and
-    page_size (100 items per list page)."""
+    page_size (100 items per list page).
+
+    The task limits apply to tools registered with ``task=`` (the 2026-07-28
+    tasks extension): task_ttl_ms (3600000) is how long a task is kept from
+    its creation and may run (a task still running then fails with -32603
+    "timeout"); max_tasks (1000) tasks are kept at once and
+    max_running_tasks (max_concurrency/2) run at once, past either a
+    required task is -32603 "overloaded" and an optional one runs as an
+    ordinary call; task_poll_interval_ms (1000) is the pollIntervalMs
+    suggested to clients."""
 
     def __init__(self, name: str = "polymcp-server", version: str = "0.0.0", *,
                  instructions: str | None = None, title: str | None = None,
                  max_concurrency: int | None = None, max_queue: int | None = None,
-                 request_timeout_ms: int | None = None, page_size: int | None = None) -> None:
+                 request_timeout_ms: int | None = None, page_size: int | None = None,
+                 task_ttl_ms: int | None = None, max_tasks: int | None = None,
+                 max_running_tasks: int | None = None,
+                 task_poll_interval_ms: int | None = None) -> None:
         self.name = name
         self.version = version
         self.instructions = instructions
         self.title = title
         self.limits = {k: v for k, v in zip(_LIMITS, (max_concurrency, max_queue,
-                                                      request_timeout_ms, page_size))
+                                                      request_timeout_ms, page_size, task_ttl_ms,
+                                                      max_tasks, max_running_tasks,
+                                                      task_poll_interval_ms))
                        if v is not None}
         self.registry = Registry()
         self._natives: list[NativeServer] = []
@@ -68,13 +84,15 @@ class Server:
              description: str | None = None, annotations: dict[str, Any] | None = None,
              meta: dict[str, Any] | None = None,
              input_schema: dict[str, Any] | None = None,
-             strict: bool = False) -> Callable[[F], F]: ...
+             strict: bool = False, task: TaskSupport | None = None,
+             task_start: TaskStart = "call") -> Callable[[F], F]: ...
 
     def tool(self, name: str | F | None = None, *, title: str | None = None,
              description: str | None = None, annotations: dict[str, Any] | None = None,
              meta: dict[str, Any] | None = None,
              input_schema: dict[str, Any] | None = None,
-             strict: bool = False) -> F | Callable[[F], F]:
+             strict: bool = False, task: TaskSupport | None = None,
+             task_start: TaskStart = "call") -> F | Callable[[F], F]:
         """Registers a tool: its name is the function's (or ``name``), its
         description the docstring, its inputSchema inferred from the
         parameters' hints (or ``input_schema``, sent as given: the
@@ -82,7 +100,22 @@ class Server:
         name) and its outputSchema from the return hint. ``strict=True``
         refuses arguments the function does not declare: the inputSchema
         says ``additionalProperties: false`` and the core answers an unknown
-        argument with an isError result before the handler runs."""
+        argument with an isError result before the handler runs.
+
+        ``task`` lets calls become tasks (the 2026-07-28 tasks extension,
+        ``io.modelcontextprotocol/tasks``): the client gets a task handle at
+        once and polls ``tasks/get`` for the handler's outcome, answers its
+        questions with ``tasks/update`` and stops it with ``tasks/cancel``
+        (which cancels the handler as any cancellation does). With
+        ``"optional"`` a call becomes a task when its request declares the
+        extension and is an ordinary call otherwise; with ``"required"`` a
+        2026-07-28 request without it gets -32021 and the handler never
+        runs. The revisions before 2026-07-28 have no tasks: there every
+        call is ordinary. ``task_start="call"`` (the default) makes the task
+        before the handler runs; ``"handler"`` leaves it to the handler,
+        which asks its questions first (answered by input_required rounds)
+        and then calls :meth:`Context.start_task`. ``None`` (the default):
+        never a task."""
         if callable(name):
             self.add_tool(name)
             return name
@@ -90,7 +123,7 @@ class Server:
         def register(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description,
                           annotations=annotations, meta=meta, input_schema=input_schema,
-                          strict=strict)
+                          strict=strict, task=task, task_start=task_start)
             return fn
 
         return register
@@ -100,10 +133,12 @@ class Server:
                  annotations: dict[str, Any] | None = None,
                  meta: dict[str, Any] | None = None,
                  input_schema: dict[str, Any] | None = None,
-                 strict: bool = False) -> ToolEntry:
+                 strict: bool = False, task: TaskSupport | None = None,
+                 task_start: TaskStart = "call") -> ToolEntry:
+        """Registers fn as a tool, as :meth:`tool` does, and returns its entry."""
         entry = ToolEntry(fn, name=name, title=title, description=description,
                           annotations=annotations, meta=meta, input_schema=input_schema,
-                          strict=strict)
+                          strict=strict, task=task, task_start=task_start)
         self.registry.add(entry)
         return entry
 

@@ -16,6 +16,7 @@ import asyncio
 import base64
 import itertools
 import json
+import math
 import sys
 from decimal import Decimal
 from typing import Annotated, Any
@@ -69,7 +70,8 @@ def build() -> polymcp.Server:
     _schema_tool(server)
     _resources(server)
     _prompts(server)
-    _interactive(server)  # last, as in the Go fixture: the older catalogue keeps its order
+    _interactive(server)  # as in the Go fixture: the older catalogue keeps its order
+    _task_tools(server)  # last, as in the Go fixture
     return server
 
 
@@ -411,7 +413,7 @@ def field(result: dict[str, Any], name: str) -> str:
     """An accepted elicitation's property as text; "(decline)" and the like otherwise."""
     action = result.get("action")
     if action != "accept":
-        return f"({action})"
+        return f"({'' if action is None else action})"  # a missing action reads as Go's ""
     content = result.get("content") or {}
     return go_sprint(content[name]) if name in content else ""
 
@@ -558,6 +560,101 @@ def _diagnostic_input_tools(server: polymcp.Server) -> None:
         ctx.info("asking for the user's name", logger=NAME)
         answer = await ctx.elicit(ASK_NAME, string_form("name"), key="user_name")
         return f"Hello, {field(answer, 'name')}!"
+
+
+# ---- the tasks extension (2026-07-28, io.modelcontextprotocol/tasks) -------
+#
+# A call whose request declares the extension is answered with a task
+# handle, and the client polls tasks/get for the outcome. Everywhere else
+# (older revisions, requests without the extension) the same handlers run
+# as ordinary calls. examples/everything/tasks.go is the reference.
+
+#: slow_compute's inputSchema, as the Go fixture derives it from its struct
+#: (a default for label would show in a schema inferred from the signature).
+COMPUTE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "seconds": {"type": "number", "description": "how long to work, in seconds (0: at once)"},
+        "label": {"type": "string", "description": "a name for the job, echoed in the result"}},
+    "required": ["seconds"],
+    "additionalProperties": False,
+}
+CONFIRM_DELETE_SCHEMA: dict[str, Any] = {
+    "type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+
+
+def panic_error() -> polymcp.McpError:
+    """What the Go core answers for a handler that panics; protocol_error_job
+    raises it, so that its task fails the same way (JSON-RPC -32603 with
+    data.reason "panic": status "failed" in tasks/get, not an isError result)."""
+    return polymcp.McpError(-32603, "internal error: the handler failed", {"reason": "panic"})
+
+
+def go_fixed(value: float) -> str:
+    """A number as Go's strconv.FormatFloat(value, 'f', -1, 64) writes it:
+    the shortest digits that read back the same, never an exponent."""
+    f = float(value)
+    if f == 0:
+        return "-0" if math.copysign(1.0, f) < 0 else "0"
+    return _fixed(*_digits(f))
+
+
+def _task_tools(server: polymcp.Server) -> None:
+    @server.tool(strict=True)
+    def greet(name: Annotated[str, "who to greet"]) -> str:
+        """Greets by name at once (never a task)"""
+        return f"Hello, {name}!"
+
+    @server.tool(input_schema=COMPUTE_SCHEMA, task="optional")
+    async def slow_compute(seconds: float, label: str = "") -> str:
+        """Works for the given seconds, as a task when the client takes tasks"""
+        if not 0 <= seconds <= 3600:
+            raise polymcp.ToolError("seconds must be between 0 and 3600")
+        await asyncio.sleep(seconds)  # tasks/cancel cancels it here
+        return f"Computed {label or 'job'} in {go_fixed(seconds)}s"
+
+    @server.tool(task="required")
+    async def failing_job() -> str:
+        """A task that ends, after about a second, with a tool error"""
+        await asyncio.sleep(1)
+        raise polymcp.ToolError("failing_job failed, as it always does")
+
+    @server.tool(task="optional")
+    def protocol_error_job() -> str:
+        """A task whose handler panics: it fails with a JSON-RPC error"""
+        raise panic_error()
+
+    @server.tool(strict=True, task="optional")
+    async def confirm_delete(
+            filename: Annotated[str, "the file to delete once the user confirms"],
+            ctx: Context) -> str:
+        """Asks the user to confirm (elicitation), then deletes the file"""
+        answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_DELETE_SCHEMA, key="confirm")
+        content = answer.get("content")
+        if answer["action"] == "accept" and isinstance(content, dict) and content.get("confirm") is True:
+            return f"Deleted {filename}"
+        return f"Kept {filename}"
+
+    @server.tool(task="optional")
+    async def multi_input(ctx: Context) -> str:
+        """Asks two questions at once (elicitation), then joins the answers"""
+        got = await ctx.ask({
+            "first": ("elicitation/create", {"message": "What should the first item be called?",
+                                             "requestedSchema": string_form("name")}),
+            "second": ("elicitation/create", {"message": "What should the second item be called?",
+                                              "requestedSchema": string_form("name")}),
+        })
+        return f"Got {field(got['first'], 'name')} and {field(got['second'], 'name')}"
+
+    @server.tool(task="required", task_start="handler")
+    async def test_tool_with_task(ctx: Context) -> str:
+        """Asks the user's name first, then goes on as a task that greets them"""
+        # The question is settled first (input_required on 2026-07-28), as
+        # the extension asks; only then does the call become a task.
+        answer = await ctx.elicit(ASK_NAME, string_form("name"), key="user_name")
+        ctx.start_task()  # False (an older revision, task limits reached): an ordinary call
+        await asyncio.sleep(0.2)
+        return f"Hello, {field(answer, 'name')}! (greeted by a task)"
 
 
 def main(argv: list[str] | None = None) -> int:

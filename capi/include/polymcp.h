@@ -82,6 +82,7 @@ enum {
   POLYMCP_E_INPUT_REQUIRED = -8, /* polymcp_call_input, 2026-07-28: the call is over, see there */
   POLYMCP_E_CAPABILITY = -9,   /* polymcp_call_input: the client did not declare the capability */
   POLYMCP_E_CANCELLED = -10,   /* polymcp_call_input: the call ended while waiting */
+  POLYMCP_E_LIMIT = -11,       /* polymcp_call_start_task: the server's task limits are reached */
   POLYMCP_E_INTERNAL = -99     /* a bug in polymcp (a recovered panic); please report */
 };
 
@@ -186,7 +187,9 @@ typedef struct polymcp_server_callbacks {
    * it, its deadline (request_timeout_ms) passed, its connection went away
    * or the server is closing. Stop the work; completing it now returns
    * POLYMCP_E_UNKNOWN_CALL. on_cancel never comes for a call already
-   * completed or failed, and comes at most once.
+   * completed or failed, and comes at most once. It comes only after
+   * on_call has returned: a host that does long work inside on_call never
+   * hears of the cancellation (do long work elsewhere and answer later).
    */
   void (*on_cancel)(void *user, polymcp_call_t call);
 
@@ -549,9 +552,12 @@ int polymcp_call_input(polymcp_call_t c, const char *requests_json, size_t len, 
  * (on_cancel). Progress messages become the task's statusMessage and log
  * messages are dropped; polymcp_call_input then BLOCKS until the client
  * answers with tasks/update, as on the legacy revisions. POLYMCP_E_INVALID
- * when the call cannot become a task: not a task tool, not 2026-07-28, the
- * request did not declare the extension, or the server's task limits are
- * reached (the call then goes on as an ordinary one). A call that is a task
+ * when the call cannot become a task: not a task tool, not 2026-07-28, or
+ * the request did not declare the extension; POLYMCP_E_LIMIT when the
+ * server's task limits (max_tasks, max_running_tasks) are reached. Either
+ * way the call goes on as an ordinary one (the Go core answers a required
+ * task at its limits with -32603 "overloaded": a host may fail the call so
+ * too). POLYMCP_E_UNKNOWN_CALL when the call is over. A call that is a task
  * already is POLYMCP_OK. Any thread. Since ABI 1.4.
  */
 int polymcp_call_start_task(polymcp_call_t c);

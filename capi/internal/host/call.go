@@ -397,10 +397,17 @@ func StartTask(h uint64) error {
 	if err != nil {
 		return err
 	}
-	if err := c.req.StartTask(); err != nil {
+	err = c.req.StartTask()
+	var rpc *jsonrpc.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, router.ErrNoTask):
 		return errorf(EInvalid, "%v", err)
+	case errors.As(err, &rpc):
+		return errorf(ELimit, "%s", rpc.Message)
 	}
-	return nil
+	return errorf(EUnknownCall, "call %#x is over: %v", h, err)
 }
 
 // InputState returns the state the host kept with SetInputState in an

@@ -26,7 +26,9 @@ const (
 	ECapability Code = -9
 	// ECancelled: the call ended while the host waited for input.
 	ECancelled Code = -10
-	EInternal  Code = -99 // a bug: a recovered panic
+	// ELimit: StartTask found the server's task limits reached.
+	ELimit    Code = -11
+	EInternal Code = -99 // a bug: a recovered panic
 )
 
 // Error is a failure with the code the export returns and the message

@@ -108,3 +108,27 @@ func TestHostTaskCancel(t *testing.T) {
 	assert.Equal(t, "complete", ack["result"].(map[string]any)["resultType"])
 	waitFor(t, "on_cancel", func() bool { return f.host.count("cancel") == 1 })
 }
+
+// At the server's task limits StartTask says so with ELimit.
+func TestHostStartTaskAtLimits(t *testing.T) {
+	starts := make(chan error, 2)
+	calls := make(chan uint64, 2)
+	f := newFixture(t, `{"max_running_tasks":1}`, func(call uint64, _ uint32, _ uint64, _ []byte) {
+		starts <- StartTask(call)
+		calls <- call
+	})
+	require.NoError(t, AddTaskTool(f.server, []byte(`{"name":"later"}`), []byte(`{"support":"optional","start":"handler"}`), 41))
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"later",` + taskMeta + `}}`
+	assert.Equal(t, "task", f.modernCall(t, msg)["result"].(map[string]any)["resultType"])
+	require.NoError(t, <-starts)
+	first := <-calls
+	s, err := OpenSession(f.server, nil, make(inbox, 4))
+	require.NoError(t, err)
+	defer CloseSession(s)
+	require.NoError(t, Dispatch(s, []byte(msg)))
+	err = <-starts
+	assert.Equal(t, ELimit, CodeOf(err), "%v", err)
+	assert.Contains(t, err.Error(), "too many tasks")
+	require.NoError(t, CompleteText(<-calls, []byte("ordinary")))
+	require.NoError(t, CompleteText(first, []byte("task")))
+}

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from ._errors import (INTERNAL_ERROR, INVALID_PARAMS, InputRequiredUnsupported, McpError,
                       NativeError, ToolError)
-from ._native import E_CANCELLED, E_CAPABILITY, E_INPUT_REQUIRED, E_INVALID, OK
+from ._native import E_CANCELLED, E_CAPABILITY, E_INPUT_REQUIRED, E_INVALID, E_LIMIT, OK
 
 __all__ = ["CallPort", "Context", "InputRequired", "LogLevel", "LOG_LEVELS"]
 
@@ -203,7 +203,7 @@ class Context:
         status, message = self._port.start_task()
         if status == OK:
             return True
-        if status == E_INVALID:
+        if status in (E_INVALID, E_LIMIT):
             return False
         raise NativeError(status, message)
 

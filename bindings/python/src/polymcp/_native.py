@@ -56,6 +56,7 @@ E_IO = -7
 E_INPUT_REQUIRED = -8
 E_CAPABILITY = -9
 E_CANCELLED = -10
+E_LIMIT = -11
 E_INTERNAL = -99
 
 _NAME = "libpolymcp.so"

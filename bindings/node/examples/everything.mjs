@@ -2,8 +2,9 @@
 // The everything example server, written with polymcp's public Node API:
 // the same tools, resources, templates and prompts, with the same names and
 // texts, as examples/everything/everything.go (the conformance fixture plus
-// echo and sleep) and examples/everything/interactive.go (the tools that ask
-// the client for input).
+// echo and sleep), examples/everything/interactive.go (the tools that ask
+// the client for input) and examples/everything/tasks.go (the tools of the
+// 2026-07-28 tasks extension).
 //
 //   node bindings/node/examples/everything.mjs                        # stdio
 //   node bindings/node/examples/everything.mjs --http 127.0.0.1:8080  # Streamable HTTP
@@ -68,7 +69,8 @@ export function createServer(options = {}) {
   addTools(server);
   addResources(server);
   addPrompts(server);
-  addInteractive(server); // last: the older catalogue keeps its order
+  addInteractive(server); // after the older catalogue, which keeps its order
+  addTaskTools(server);
   return server;
 }
 
@@ -615,6 +617,154 @@ function addDiagnosticInputTools(server) {
 }
 
 const isRecord = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+// ---- The task tools (examples/everything/tasks.go) -----------------------
+// They exercise the 2026-07-28 tasks extension: a call whose request
+// declares io.modelcontextprotocol/tasks is answered with a task handle, and
+// the client polls tasks/get for the outcome. Everywhere else (older
+// revisions, requests without the extension) the same handlers run as
+// ordinary calls.
+
+/** A number as Go's strconv.FormatFloat(x, 'f', -1, 64) writes it: shortest digits, never an exponent. */
+export function goFloat(x) {
+  if (Object.is(x, -0)) {
+    return "-0";
+  }
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(String(x));
+  if (m === null) {
+    return String(x);
+  }
+  const [, sign, lead, frac = "", exp] = m;
+  const digits = lead + frac;
+  const e = Number(exp);
+  if (e < 0) {
+    return `${sign}0.${"0".repeat(-e - 1)}${digits}`;
+  }
+  return e >= frac.length ? sign + digits + "0".repeat(e - frac.length) : `${sign}${digits.slice(0, e + 1)}.${digits.slice(e + 1)}`;
+}
+
+/** An answer of ctx.ask as Go decodes it into an ElicitResult, or undefined when that would fail. */
+function elicitResult(answer) {
+  const { action = "", content } = answer;
+  if (typeof action !== "string" || !(content == null || isRecord(content))) {
+    return undefined;
+  }
+  return { action, content: content ?? undefined };
+}
+
+function addTaskTools(server) {
+  server.registerTool(
+    "greet",
+    {
+      description: "Greets by name at once (never a task)",
+      inputSchema: {
+        type: "object",
+        properties: { name: { type: "string", description: "who to greet" } },
+        required: ["name"],
+        additionalProperties: false,
+      },
+    },
+    ({ name }) => `Hello, ${name}!`,
+  );
+  server.registerTool(
+    "slow_compute",
+    {
+      description: "Works for the given seconds, as a task when the client takes tasks",
+      inputSchema: {
+        type: "object",
+        properties: {
+          seconds: { type: "number", description: "how long to work, in seconds (0: at once)" },
+          label: { type: "string", description: "a name for the job, echoed in the result" },
+        },
+        required: ["seconds"],
+        additionalProperties: false,
+      },
+      task: "optional",
+    },
+    async ({ seconds, label }, extra) => {
+      if (seconds < 0 || seconds > 3600) {
+        throw new Error("seconds must be between 0 and 3600");
+      }
+      await pause(seconds * 1000, undefined, { signal: extra.signal });
+      return `Computed ${label || "job"} in ${goFloat(seconds)}s`;
+    },
+  );
+  server.registerTool(
+    "failing_job",
+    { description: "A task that ends, after about a second, with a tool error", inputSchema: NO_ARGS, task: "required" },
+    async (_args, extra) => {
+      await pause(1000, undefined, { signal: extra.signal });
+      throw new Error("failing_job failed, as it always does");
+    },
+  );
+  server.registerTool(
+    "protocol_error_job",
+    { description: "A task whose handler panics: it fails with a JSON-RPC error", inputSchema: NO_ARGS, task: "optional" },
+    () => {
+      // Go's handler panics; the core answers a panicking handler with this
+      // JSON-RPC error, which an McpError gives here.
+      throw new McpError(-32603, "internal error: the handler failed", { reason: "panic" });
+    },
+  );
+  server.registerTool(
+    "confirm_delete",
+    {
+      description: "Asks the user to confirm (elicitation), then deletes the file",
+      inputSchema: {
+        type: "object",
+        properties: { filename: { type: "string", description: "the file to delete once the user confirms" } },
+        required: ["filename"],
+        additionalProperties: false,
+      },
+      task: "optional",
+    },
+    ({ filename }, extra) =>
+      asking(async () => {
+        const res = await extra.elicit(
+          `Delete ${filename}?`,
+          { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] },
+          { key: "confirm" },
+        );
+        return text(res.action === "accept" && res.content?.confirm === true ? `Deleted ${filename}` : `Kept ${filename}`);
+      })(extra),
+  );
+  server.registerTool(
+    "multi_input",
+    { description: "Asks two questions at once (elicitation), then joins the answers", inputSchema: NO_ARGS, task: "optional" },
+    (_args, extra) =>
+      asking(async () => {
+        const got = await extra.ask({
+          first: { method: "elicitation/create", params: { message: "What should the first item be called?", requestedSchema: stringForm("name") } },
+          second: { method: "elicitation/create", params: { message: "What should the second item be called?", requestedSchema: stringForm("name") } },
+        });
+        const first = elicitResult(got.first);
+        const second = elicitResult(got.second);
+        if (first === undefined || second === undefined) {
+          return { ...text("malformed answer: an elicitation result needs a string action and an object content"), isError: true };
+        }
+        return text(`Got ${field(first, "name")} and ${field(second, "name")}`);
+      })(extra),
+  );
+  // Settles its question synchronously (input_required on 2026-07-28), as
+  // the extension asks, and only then becomes a task.
+  server.registerTool(
+    "test_tool_with_task",
+    {
+      description: "Asks the user's name first, then goes on as a task that greets them",
+      inputSchema: NO_ARGS,
+      task: { support: "required", start: "handler" },
+    },
+    (_args, extra) =>
+      asking(async () => {
+        const res = await extra.elicit(ASK_NAME, stringForm("name"), { key: "user_name" });
+        // Where the call cannot become a task (an older revision, the
+        // server's task limits), it answers as an ordinary call.
+        extra.startTask();
+        await pause(200, undefined, { signal: extra.signal });
+        return text(`Hello, ${field(res, "name")}! (greeted by a task)`);
+      })(extra),
+  );
+}
 
 async function main() {
   const { values } = parseArgs({ options: { http: { type: "string" } }, strict: true });

@@ -46,7 +46,8 @@
   X(polymcp_call_log) X(polymcp_call_info) X(polymcp_server_serve_http)     \
   X(polymcp_server_http) X(polymcp_http_cancel) X(polymcp_call_input)         \
   X(polymcp_call_input_state) X(polymcp_call_set_input_state)                 \
-  X(polymcp_call_fail_data) X(polymcp_call_complete_text)
+  X(polymcp_call_fail_data) X(polymcp_call_complete_text)                     \
+  X(polymcp_server_add_task_tool) X(polymcp_call_start_task)
 
 static struct {
   void *dl;
@@ -90,6 +91,7 @@ static const char *status_name(int rc) {
   case POLYMCP_E_INPUT_REQUIRED: return "POLYMCP_E_INPUT_REQUIRED";
   case POLYMCP_E_CAPABILITY: return "POLYMCP_E_CAPABILITY";
   case POLYMCP_E_CANCELLED: return "POLYMCP_E_CANCELLED";
+  case POLYMCP_E_LIMIT: return "POLYMCP_E_LIMIT";
   default: return "POLYMCP_E_INTERNAL";
   }
 }
@@ -856,6 +858,19 @@ static napi_value js_add_prompt(napi_env env, napi_callback_info info) {
   return server_add(env, info, lib.polymcp_server_add_prompt, "polymcp_server_add_prompt");
 }
 
+/* serverAddTaskTool(server, toolJson, taskJson, tag): a tool whose calls may
+ * become tasks (ABI 1.4). */
+static napi_value js_add_task_tool(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "sjju", &a)) {
+    return NULL;
+  }
+  int rc = lib.polymcp_server_add_task_tool(a.server->handle, a.str[0].p, a.str[0].len, a.str[1].p, a.str[1].len,
+                                            a.u[0]);
+  args_free(&a);
+  return status_or_throw(env, rc, "polymcp_server_add_task_tool");
+}
+
 static napi_value js_set_completer(napi_env env, napi_callback_info info) {
   return server_add(env, info, lib.polymcp_server_set_completer, "polymcp_server_set_completer");
 }
@@ -1116,6 +1131,17 @@ static napi_value js_call_fail_data(napi_env env, napi_callback_info info) {
   return make_int(env, rc);
 }
 
+/* callStartTask(call) -> status: polymcp_call_start_task (ABI 1.4). It never
+ * waits for the client, so it runs on the JS thread; a task's later
+ * polymcp_call_input blocks, but callInput always runs on a thread of its own. */
+static napi_value js_call_start_task(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "u", &a)) {
+    return NULL;
+  }
+  return make_int(env, lib.polymcp_call_start_task(a.u[0]));
+}
+
 /* stats() -> JSON of live handle counts, for leak checks. */
 static napi_value js_stats(napi_env env, napi_callback_info info) {
   (void)info;
@@ -1150,7 +1176,9 @@ static napi_value js_call_input_state(napi_env env, napi_callback_info info) {
 /*
  * callInput(server, call, id, requestsJson) asks the client through
  * polymcp_call_input on a thread of its own: on the legacy revisions it
- * blocks until the client answered, which must not hold the JS thread, nor
+ * blocks until the client answered, and so it does in a call that is a task
+ * (2026-07-28 tasks extension) until the client's tasks/update, whatever
+ * the revision; that must not hold the JS thread, nor
  * libuv's pool (four threads: a few questions waiting on a slow user would
  * starve file I/O and every further question). The thread posts EV_INPUT
  * with the status as kind, id as tag and the answers (or, on failure, the
@@ -1231,6 +1259,7 @@ NEEDS_LIB(js_add_tool)
 NEEDS_LIB(js_add_resource)
 NEEDS_LIB(js_add_resource_template)
 NEEDS_LIB(js_add_prompt)
+NEEDS_LIB(js_add_task_tool)
 NEEDS_LIB(js_set_completer)
 NEEDS_LIB(js_server_remove)
 NEEDS_LIB(js_server_notify)
@@ -1253,6 +1282,7 @@ NEEDS_LIB(js_call_info)
 NEEDS_LIB(js_call_input)
 NEEDS_LIB(js_call_input_state)
 NEEDS_LIB(js_call_set_input_state)
+NEEDS_LIB(js_call_start_task)
 
 NAPI_MODULE_INIT() {
   const napi_property_descriptor props[] = {
@@ -1264,6 +1294,7 @@ NAPI_MODULE_INIT() {
       EXPORT("serverAddResource", js_add_resource)
       EXPORT("serverAddResourceTemplate", js_add_resource_template)
       EXPORT("serverAddPrompt", js_add_prompt)
+      EXPORT("serverAddTaskTool", js_add_task_tool)
       EXPORT("serverSetCompleter", js_set_completer)
       EXPORT("serverRemove", js_server_remove)
       EXPORT("serverNotify", js_server_notify)
@@ -1286,6 +1317,7 @@ NAPI_MODULE_INIT() {
       EXPORT("callInput", js_call_input)
       EXPORT("callInputState", js_call_input_state)
       EXPORT("callSetInputState", js_call_set_input_state)
+      EXPORT("callStartTask", js_call_start_task)
 #undef EXPORT
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) {

@@ -2,8 +2,7 @@
 // its metadata, the notifications it may send while it runs, and the
 // questions it may ask the client (elicitation, sampling, roots).
 
-import { errorMessage } from "./errors";
-import { McpError } from "./errors";
+import { McpError, NativeError, errorMessage } from "./errors";
 import {
   type CreateMessageParams,
   type CreateMessageResult,
@@ -105,6 +104,25 @@ export interface RequestExtra {
   declared(method: InputMethod): boolean;
   /** The client's declared capabilities (from initialize, or the request's _meta on 2026-07-28). */
   readonly clientCapabilities: { [key: string]: unknown };
+  /**
+   * Turns this call into a task (the 2026-07-28 tasks extension), for a
+   * tool registered with `task: { support, start: "handler" }` once the
+   * questions it must settle first were answered: the client gets its task
+   * handle now and polls for what the handler returns later. True when the
+   * call is a task now (or already was); false when it cannot become one
+   * (not a task tool, a revision before 2026-07-28, a request that did not
+   * declare the extension, or the server's task limits reached), when it
+   * simply goes on as an ordinary call: a handler that must run as a task
+   * may fail it then, say with McpError(-32603, "overloaded"), which is
+   * how the core answers a required task past the limits. Throws the
+   * signal's AbortError for a call already over (cancelled).
+   *
+   * From then on questions (elicit, sample, roots, ask) wait for the
+   * client's tasks/update instead of ending the call with input_required,
+   * progress messages become the task's statusMessage, log messages are
+   * dropped, and tasks/cancel aborts `signal`.
+   */
+  startTask(): boolean;
 }
 
 /**
@@ -120,6 +138,8 @@ export interface CallHost {
   input(call: bigint, requestsJson: string): Promise<[status: number, payload: string]>;
   inputState(call: bigint): string | undefined;
   setInputState(call: bigint, state: string): number;
+  /** polymcp_call_start_task: its status. */
+  startTask(call: bigint): number;
 }
 
 const LEVELS: ReadonlySet<string> = new Set(LOGGING_LEVELS);
@@ -160,13 +180,15 @@ export class CallEnded {
   }
 }
 
-// polymcp.h's codes, as callInput reports them.
+// polymcp.h's codes, as callInput and callStartTask report them.
 const OK = 0;
+const E_INVALID = -1;
 const E_UNKNOWN_CALL = -3;
 const E_CLOSED = -4;
 const E_INPUT_REQUIRED = -8;
 const E_CAPABILITY = -9;
 const E_CANCELLED = -10;
+const E_LIMIT = -11;
 
 const MODERN = "2026-07-28";
 
@@ -253,6 +275,27 @@ export class CallContext implements RequestExtra {
       throw new TypeError("setInputState takes a string (JSON.stringify structured state)");
     }
     this.#host.setInputState(this.#call, state);
+  }
+
+  startTask(): boolean {
+    if (this.#ended) {
+      throw this.#ended;
+    }
+    this.#abortIfCancelled();
+    const status = this.#host.startTask(this.#call);
+    switch (status) {
+      case OK:
+        return true;
+      case E_INVALID:
+      case E_LIMIT:
+        return false; // not a task: the call goes on as an ordinary one
+      case E_UNKNOWN_CALL:
+      case E_CLOSED:
+        this.abort(); // the call is over: cancelled, and on_cancel is on its way
+        throw this.signal.reason;
+      default:
+        throw new NativeError(status, `polymcp_call_start_task failed with status ${status}`);
+    }
   }
 
   async elicit(message: string, requestedSchema: JsonSchema, options?: AskOptions): Promise<ElicitResult> {

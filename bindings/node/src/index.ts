@@ -13,6 +13,8 @@ export {
   ResourceTemplate,
   type ToolConfig,
   type ToolHandler,
+  type TaskSupport,
+  type TaskOptions,
   type PromptConfig,
   type PromptHandler,
   type ResourceMetadata,

@@ -72,6 +72,11 @@ export interface NativeBinding {
   serverAddResource(server: NativeServer, json: string, tag: number): void;
   serverAddResourceTemplate(server: NativeServer, json: string, tag: number): void;
   serverAddPrompt(server: NativeServer, json: string, tag: number): void;
+  /**
+   * A tool whose calls may become tasks (polymcp_server_add_task_tool, ABI
+   * 1.4); taskJson is {"support":"optional"|"required","start"?:"call"|"handler"}.
+   */
+  serverAddTaskTool(server: NativeServer, json: string, taskJson: string, tag: number): void;
   /** refJson is a completion reference: {"type":"ref/prompt","name"} or {"type":"ref/resource","uri"}. */
   serverSetCompleter(server: NativeServer, refJson: string, tag: number): void;
   serverRemove(server: NativeServer, tag: number): void;
@@ -114,6 +119,14 @@ export interface NativeBinding {
   /** The state kept by callSetInputState ("" when none), or undefined once the call is gone. */
   callInputState(call: bigint): string | undefined;
   callSetInputState(call: bigint, state: string): number;
+  /**
+   * Turns a pending call of a task tool into a task (polymcp_call_start_task,
+   * ABI 1.4): OK when it is one now (or was already); Invalid when it cannot
+   * become one, Limit at the server's task limits (either way it goes on as
+   * an ordinary call); UnknownCall when the call is over. Never waits for
+   * the client.
+   */
+  callStartTask(call: bigint): number;
 }
 
 /** polymcp status codes (polymcp.h). */
@@ -132,12 +145,16 @@ export const Status = {
   Capability: -9,
   /** callInput: the call ended while waiting for the client. */
   Cancelled: -10,
+  /** callStartTask: the server's task limits (maxTasks, maxRunningTasks) are reached. */
+  Limit: -11,
   Internal: -99,
 } as const;
 
 /** The ABI this binding was written against: it refuses another major or an older minor. */
 export const ABI_MAJOR = 1;
-export const ABI_MINOR = 3; // 1.1: polymcp_call_input and the input state; 1.2: polymcp_call_fail_data; 1.3: polymcp_call_complete_text
+// 1.1: polymcp_call_input and the input state; 1.2: polymcp_call_fail_data; 1.3: polymcp_call_complete_text;
+// 1.4: the tasks extension (polymcp_server_add_task_tool, polymcp_call_start_task, the task options)
+export const ABI_MINOR = 4;
 
 /** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
 export function prebuildDir(root = join(__dirname, "..")): string {

@@ -9,6 +9,28 @@ import type { Annotations, Icon, JsonSchema, Meta, PromptArgument, ToolAnnotatio
 
 type Awaitable<T> = T | Promise<T>;
 
+/**
+ * Whether a tool's calls may become tasks (the 2026-07-28 tasks extension,
+ * io.modelcontextprotocol/tasks): "optional", a call whose request declares
+ * the extension becomes a task and any other runs as an ordinary call;
+ * "required", a 2026-07-28 request without the extension is refused with
+ * -32021 before the handler runs. The older revisions have no tasks: there
+ * every call is ordinary.
+ */
+export type TaskSupport = "optional" | "required";
+
+/** A tool's task settings (ToolConfig.task). */
+export interface TaskOptions {
+  support: TaskSupport;
+  /**
+   * When the call becomes a task: "call" (the default) before the handler
+   * runs; "handler" when the handler calls ctx.startTask(), after settling
+   * the questions it asks first (input_required rounds, answered by the
+   * client's retries as for any call).
+   */
+  start?: "call" | "handler";
+}
+
 export interface ToolConfig<I extends SchemaInput | undefined = undefined> {
   title?: string;
   description?: string;
@@ -19,6 +41,16 @@ export interface ToolConfig<I extends SchemaInput | undefined = undefined> {
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Meta;
+  /**
+   * Task support (2026-07-28 tasks extension): "optional", "required" or
+   * { support, start }; absent, the tool's calls never become tasks. A
+   * call that is a task is answered at once with a task handle the client
+   * polls (tasks/get); the handler runs as for any call, and what it
+   * returns or throws becomes the task's outcome. tasks/cancel aborts
+   * ctx.signal; ctx.elicit and the other questions wait for the client's
+   * tasks/update.
+   */
+  task?: TaskSupport | TaskOptions;
 }
 
 export type ToolHandler<I extends SchemaInput | undefined> = (
@@ -89,7 +121,15 @@ export type PromptHandler<A extends SchemaInput | undefined> = (
 
 /** A catalogue entry, what the core knows under one tag. */
 export type Entry =
-  | { readonly kind: "tool"; readonly name: string; readonly json: JsonSchema; readonly input: CompiledSchema; readonly handler: ToolHandler<SchemaInput> }
+  | {
+      readonly kind: "tool";
+      readonly name: string;
+      readonly json: JsonSchema;
+      /** The task definition of polymcp_server_add_task_tool, when the tool has task support. */
+      readonly task: TaskOptions | undefined;
+      readonly input: CompiledSchema;
+      readonly handler: ToolHandler<SchemaInput>;
+    }
   | {
       readonly kind: "resource";
       readonly uri: string;
@@ -138,7 +178,31 @@ export function toolEntry(name: string, config: ToolConfig<SchemaInput | undefin
     icons: config.icons,
     _meta: config._meta,
   });
-  return { kind: "tool", name, json, input, handler };
+  return { kind: "tool", name, json, task: taskOptions(config.task, name), input, handler };
+}
+
+const SUPPORTS: ReadonlySet<unknown> = new Set(["optional", "required"]);
+const STARTS: ReadonlySet<unknown> = new Set([undefined, "call", "handler"]);
+
+/** ToolConfig.task checked and spelled out as the C ABI's task definition. */
+function taskOptions(task: ToolConfig<undefined>["task"], name: string): TaskOptions | undefined {
+  if (task === undefined) {
+    return undefined;
+  }
+  const options = typeof task === "string" ? { support: task } : task;
+  const known = (key: string) => key === "support" || key === "start";
+  if (
+    typeof options !== "object" ||
+    options === null ||
+    !SUPPORTS.has(options.support) ||
+    !STARTS.has(options.start) ||
+    !Object.keys(options).every(known)
+  ) {
+    throw new TypeError(
+      `tool ${name}: task must be "optional", "required" or { support: "optional" | "required", start?: "call" | "handler" }, got ${JSON.stringify(task)}`,
+    );
+  }
+  return options.start === undefined ? { support: options.support } : { support: options.support, start: options.start };
 }
 
 export function resourceEntry(

@@ -43,6 +43,22 @@ export interface ServerOptions {
   pageSize?: number;
   /** Protocol revisions served; empty or absent serves all. */
   revisions?: string[];
+  /**
+   * How long a task (a call of a tool registered with `task`) is kept from
+   * its creation and may run, in ms (core default 3600000); a task still
+   * running then fails with -32603 "timeout" and its signal aborts.
+   */
+  taskTtlMs?: number;
+  /** Tasks kept at once (core default 1000). */
+  maxTasks?: number;
+  /**
+   * Tasks running at once (core default maxConcurrency / 2). Past this or
+   * maxTasks a required task is refused as overloaded (-32603) and an
+   * optional one runs as an ordinary call.
+   */
+  maxRunningTasks?: number;
+  /** The pollIntervalMs suggested to clients polling tasks/get (core default 1000). */
+  taskPollIntervalMs?: number;
   /** Options of the core's HTTP transport behind httpHandler() (listen() takes its own). */
   http?: Omit<HttpOptions, "maxConnections">;
   /**
@@ -261,7 +277,11 @@ export class McpServer implements AsyncDisposable {
     const tag = this.#nextTag++;
     const json = JSON.stringify("json" in entry ? entry.json : {});
     if (entry.kind === "tool") {
-      n.serverAddTool(this.#handle, json, tag);
+      if (entry.task === undefined) {
+        n.serverAddTool(this.#handle, json, tag);
+      } else {
+        n.serverAddTaskTool(this.#handle, json, JSON.stringify(entry.task), tag);
+      }
     } else if (entry.kind === "resource") {
       (entry.template ? n.serverAddResourceTemplate : n.serverAddResource).call(n, this.#handle, json, tag);
     } else if (entry.kind === "prompt") {
@@ -421,6 +441,7 @@ export class McpServer implements AsyncDisposable {
       }),
     inputState: (call) => this.#native.callInputState(call),
     setInputState: (call, state) => this.#native.callSetInputState(call, state),
+    startTask: (call) => this.#native.callStartTask(call),
   };
 
   #finish(): void {
@@ -438,7 +459,20 @@ export class McpServer implements AsyncDisposable {
   }
 }
 
-const OPTION_KEYS = ["instructions", "maxConcurrency", "maxQueue", "requestTimeoutMs", "pageSize", "revisions", "http", "onLog"] as const;
+const OPTION_KEYS = [
+  "instructions",
+  "maxConcurrency",
+  "maxQueue",
+  "requestTimeoutMs",
+  "pageSize",
+  "taskTtlMs",
+  "maxTasks",
+  "maxRunningTasks",
+  "taskPollIntervalMs",
+  "revisions",
+  "http",
+  "onLog",
+] as const;
 
 /**
  * McpServer with the server's identity and options in one object:
@@ -470,6 +504,10 @@ function serverOptionsJson(info: Implementation, options: ServerOptions): { [key
     max_queue: options.maxQueue,
     request_timeout_ms: options.requestTimeoutMs,
     page_size: options.pageSize,
+    task_ttl_ms: options.taskTtlMs,
+    max_tasks: options.maxTasks,
+    max_running_tasks: options.maxRunningTasks,
+    task_poll_interval_ms: options.taskPollIntervalMs,
     http: options.http === undefined ? undefined : httpOptionsJson(options.http),
   };
 }

@@ -11,7 +11,7 @@ export class FakeNative {
   servers = [];
 
   load() {
-    return (1 << 16) | 3;
+    return (1 << 16) | 4;
   }
   version() {
     return "0.0.0-fake";
@@ -23,6 +23,9 @@ export class FakeNative {
   }
   serverAddTool(s, json, tag) {
     s.add("tool", json, tag);
+  }
+  serverAddTaskTool(s, json, taskJson, tag) {
+    s.add("tool", json, tag, JSON.parse(taskJson));
   }
   serverAddResource(s, json, tag) {
     s.add("resource", json, tag);
@@ -98,6 +101,21 @@ export class FakeNative {
   callSetInputState() {
     return 0;
   }
+  // Like the core: a call of a task tool whose params say the request
+  // declared the extension (here: params.taskable) becomes a task; any
+  // other is POLYMCP_E_INVALID. The calls that became tasks, in order.
+  tasks = [];
+  callStartTask(call) {
+    const c = this.#find(call);
+    if (!c || c.answer) {
+      return -3;
+    }
+    if (!c.taskable) {
+      return -1;
+    }
+    this.tasks.push(call);
+    return 0;
+  }
   stats() {
     return JSON.stringify({ servers: this.servers.filter((s) => !s.freed).length, calls: 0, sessions: 0, goroutines: 0 });
   }
@@ -141,9 +159,9 @@ class FakeServer {
     this.onEvent = onEvent;
   }
 
-  add(kind, json, tag) {
+  add(kind, json, tag, task) {
     assert.ok(!this.catalogue.has(tag), `tag ${tag} reused`);
-    this.catalogue.set(tag, { kind, ...JSON.parse(json) });
+    this.catalogue.set(tag, { kind, ...JSON.parse(json), ...(task && { task }) });
   }
 
   tagOf(kind, key) {
@@ -160,7 +178,7 @@ class FakeServer {
   // (or, with now, inside this function, to see what the event callback itself did).
   call(kind, tag, params, now = false) {
     const id = nextCall++;
-    const c = { progress: [], answer: undefined, cancelled: false };
+    const c = { progress: [], answer: undefined, cancelled: false, taskable: this.catalogue.get(tag)?.task !== undefined && params?.taskable === true };
     c.done = new Promise((resolve) => (c.resolve = resolve));
     this.calls.set(id, c);
     const deliver = () => this.onEvent(EventType.Call, id, kind, tag, params === undefined ? undefined : JSON.stringify(params));

@@ -47,6 +47,10 @@ type call struct {
 	// deferred answer is awaited (Defer, Resume).
 	jobCtx context.Context
 	hold   executor.Hold
+	// onEnd of a deferred call (OnEnd), and why it ended, once it did
+	// before its Resume; guarded by mu.
+	heldEnd   func(cause error)
+	heldCause error
 	// task is the task the call became (StartTask): its handler's outcome
 	// goes there, not to the reply, which has had its answer.
 	task atomic.Pointer[task]
@@ -148,6 +152,7 @@ func (c *call) abandon(cause error) {
 	if stop != nil {
 		stop(cause)
 	}
+	c.ended(cause)
 }
 
 // endReply tells a reply that wants to know (transport.Abandoner) that the
@@ -269,9 +274,49 @@ func (c *call) Resume(res spec.Result, err error) {
 	c.hold.Release()
 }
 
+// OnEnd implements router.Deferrer.
+func (c *call) OnEnd(f func(cause error)) {
+	c.mu.Lock()
+	cause := c.heldCause
+	if cause == nil {
+		c.heldEnd = f
+	}
+	c.mu.Unlock()
+	if cause != nil && cause != errFinished {
+		go f(cause)
+	}
+}
+
+// ended tells the OnEnd watcher of a deferred call that the call ended
+// without its answer, once; any later end is not news.
+func (c *call) ended(cause error) {
+	c.mu.Lock()
+	if c.heldCause != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.heldCause = cause
+	f := c.heldEnd
+	c.heldEnd = nil
+	c.mu.Unlock()
+	if f != nil {
+		go f(cause)
+	}
+}
+
 // complete answers for a handler that is done with res and err, returned or
 // deferred; a 2026-07-28 handler's ErrInputRequired becomes input_required.
 func (c *call) complete(ctx context.Context, res spec.Result, err error) {
+	if c.hold.Held() {
+		// The answer is here: a later end of the call is no news to the
+		// handler's watcher (OnEnd).
+		c.mu.Lock()
+		c.heldEnd = nil
+		if c.heldCause == nil {
+			c.heldCause = errFinished
+		}
+		c.mu.Unlock()
+	}
 	if t := c.task.Load(); t != nil {
 		c.settleTask(t, ctx, res, err)
 		c.unwatchJob()
@@ -345,20 +390,25 @@ func (c *call) unwatchJob() {
 
 // terminal answers for a job that ended other than by returning.
 func (c *call) terminal(ctx context.Context) {
+	cause := context.Cause(ctx)
 	if t := c.task.Load(); t != nil {
 		c.settleTask(t, ctx, nil, nil)
+		if !errors.Is(cause, executor.ErrFinished) {
+			c.ended(cause)
+		}
 		return
 	}
-	cause := context.Cause(ctx)
 	var panicErr *executor.PanicError
 	switch {
 	case errors.Is(cause, executor.ErrFinished):
 	case errors.Is(cause, executor.ErrTimeout):
 		c.finish(nil, ErrTimeout(c.s.rt.timeout()))
+		c.ended(cause)
 	case errors.As(cause, &panicErr):
 		c.s.rt.log.Error("polymcp: handler panicked", "method", c.method, "id", c.id.String(),
 			"panic", fmt.Sprint(panicErr.Value), "stack", string(panicErr.Stack))
 		c.finish(nil, execError(ReasonPanic, "internal error: the handler failed"))
+		c.ended(cause)
 	default:
 		// Cancelled by the client, the transport or shutdown: the spec says
 		// nothing more is sent for this request.

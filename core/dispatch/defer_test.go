@@ -178,16 +178,19 @@ func TestDeferredCallHoldsItsSlot(t *testing.T) {
 // slot.
 func TestDeferredCallEnds(t *testing.T) {
 	tests := []struct {
-		name string
-		opts executor.Options
-		end  func(s *Session)
-		want string // "" : nothing is sent
+		name  string
+		opts  executor.Options
+		end   func(s *Session)
+		want  string // "" : nothing is sent
+		cause error  // what OnEnd is told
 	}{
 		{"cancelled", executor.Options{MaxConcurrency: 1}, func(s *Session) {
 			s.deliverString(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, newInbox())
-		}, ""},
+		}, "", errCancelledByClient},
 		{"timeout", executor.Options{MaxConcurrency: 1, Timeout: 30 * time.Millisecond}, func(*Session) {},
-			`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"request timed out after 30ms","data":{"reason":"timeout"}}}`},
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"request timed out after 30ms","data":{"reason":"timeout"}}}`,
+			executor.ErrTimeout},
+		{"session closed", executor.Options{MaxConcurrency: 1}, func(s *Session) { s.Close() }, "", errSessionClosed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,20 +199,55 @@ func TestDeferredCallEnds(t *testing.T) {
 			late := lateInbox{in}
 			s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"later"}}`, late)
 			d := nextDeferred(t, got)
+			told := make(chan error, 2)
+			d.later.OnEnd(func(cause error) { told <- cause })
 			tt.end(s)
 			select {
 			case <-d.ctx.Done():
 			case <-time.After(5 * time.Second):
 				require.FailNow(t, "the deferred call's context did not end")
 			}
+			select {
+			case cause := <-told:
+				assert.ErrorIs(t, cause, tt.cause)
+			case <-time.After(5 * time.Second):
+				require.FailNow(t, "OnEnd was not told")
+			}
+			late2 := make(chan error, 1)
+			d.later.OnEnd(func(cause error) { late2 <- cause })
+			assert.ErrorIs(t, <-late2, tt.cause, "OnEnd after the end is told at once")
 			if tt.want != "" {
 				assert.JSONEq(t, tt.want, in.next(t))
 			}
 			d.later.Answer(&spec.CallToolResult{StructuredContent: map[string]any{"n": 1}}, nil)
 			in.none(t, 30*time.Millisecond)
 			assert.Eventually(t, func() bool { return f.exec.Stats() == executor.Stats{} }, 5*time.Second, time.Millisecond)
+			if tt.name == "session closed" {
+				return
+			}
 			s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, late)
 			assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x"}]}}`, in.next(t))
+			assert.Empty(t, told, "told once")
 		})
+	}
+}
+
+// An answered deferred call's OnEnd is never told, not even when its
+// session closes afterwards.
+func TestDeferredOnEndAfterAnswer(t *testing.T) {
+	f, got := deferFixture(t, executor.Options{})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"later"}}`, lateInbox{in})
+	d := nextDeferred(t, got)
+	told := make(chan error, 1)
+	d.later.OnEnd(func(cause error) { told <- cause })
+	d.later.Answer(&spec.CallToolResult{StructuredContent: map[string]any{"n": 1}}, nil)
+	in.next(t)
+	s.Close()
+	d.later.OnEnd(func(cause error) { told <- cause })
+	select {
+	case cause := <-told:
+		t.Fatalf("OnEnd told %v after the answer", cause)
+	case <-time.After(30 * time.Millisecond):
 	}
 }

@@ -23,6 +23,10 @@ type Deferrer interface {
 	// Resume delivers the answer of a deferred request, the way the
 	// Router's method shaped it, from any goroutine, exactly once.
 	Resume(res spec.Result, err error)
+	// OnEnd registers f, which is called once, on a goroutine of its own,
+	// with the cause, if the deferred request ends before Resume (see
+	// Later.OnEnd). Any goroutine.
+	OnEnd(f func(cause error))
 }
 
 // Later answers a request whose handler deferred its answer.
@@ -53,6 +57,15 @@ func (r *Request) Defer() (Later, bool) {
 func (l Later) Answer(v any, err error) {
 	l.r.Deferrer.Resume(l.r.then(l.r, v, err))
 }
+
+// OnEnd has f called, once and on a goroutine of its own, with the cause
+// if the request ends before its Answer: the client cancelled it, its
+// deadline passed, its transport or the server went away. f should stop
+// the work and then Answer (the answer is dropped; the Answer releases
+// what the request holds). It is what a context.AfterFunc on the handler's
+// context would do, for a lock and no allocation; an f given after the end
+// is called at once.
+func (l Later) OnEnd(f func(cause error)) { l.r.Deferrer.OnEnd(f) }
 
 // deferAs records how the method about to call a handler shapes a deferred
 // answer; a Request built by hand may be nil.

@@ -43,12 +43,11 @@ type Call struct {
 	// settle each count handoff once they are done with their part, and
 	// the second answers: invoke by returning the outcome (the host
 	// answered before invoke could return without it), settle through
-	// later. unwatch stops the cancel watch; invoke sets it before it
-	// counts.
+	// later. The request tells of its end without an answer through
+	// later.OnEnd, which invoke registers before it counts.
 	deferred bool
 	later    router.Later
 	handoff  atomic.Uint32
-	unwatch  func() bool
 
 	result any // what the router's handler returns: *spec.CallToolResult, ..., *spec.Completion
 	err    error
@@ -102,37 +101,27 @@ func (s *Server) invoke(ctx context.Context, req *router.Request, kind uint32, t
 // router.ErrDeferred, with the call watched for its context's end.
 func (c *Call) deferAnswer() (any, error) {
 	if c.state.Load() == statePending {
-		c.unwatch = context.AfterFunc(c.ctx, c.cancelled)
+		c.later.OnEnd(c.cancelled)
 	}
 	if c.handoff.Add(1) == 2 {
-		c.stopWatch()
 		return c.result, c.err
 	}
 	return nil, router.ErrDeferred
 }
 
-// cancelled is the cancel watch of a deferred call: the call ends without
-// the host's answer, which the request gets as its context's cause.
-func (c *Call) cancelled() {
+// cancelled is the end watch of a deferred call: the call ends without the
+// host's answer, which the request gets as the cause.
+func (c *Call) cancelled(cause error) {
 	if !c.state.CompareAndSwap(statePending, stateCancelled) {
 		return
 	}
 	calls.remove(c.handle)
 	c.s.cb.OnCancel(c.handle)
-	c.later.Answer(nil, context.Cause(c.ctx))
-}
-
-func (c *Call) stopWatch() {
-	if c.unwatch != nil {
-		c.unwatch()
-	}
+	c.later.Answer(nil, cause)
 }
 
 // answerLater gives a deferred call's outcome to its request.
-func (c *Call) answerLater() {
-	c.stopWatch()
-	c.later.Answer(c.result, c.err)
-}
+func (c *Call) answerLater() { c.later.Answer(c.result, c.err) }
 
 func lookupCall(h uint64) (*Call, error) {
 	return calls.get(h, EUnknownCall, "was already completed, failed or cancelled")

@@ -451,15 +451,25 @@ func (c *call) settleTask(t *task, ctx context.Context, res spec.Result, err err
 
 // lookupTask finds the task a tasks/* request names: -32602 for a missing
 // or unknown taskId.
-func lookupTask(c *call, p *spec.TaskParams) (*task, error) {
-	if p.TaskID == "" {
+func lookupTask(c *call, id string) (*task, error) {
+	if id == "" {
 		return nil, invalidParams("%s needs params.taskId", c.method)
 	}
-	t := c.s.rt.tasks.get(p.TaskID, c.s.rt.now())
+	t := c.s.rt.tasks.get(id, c.s.rt.now())
 	if t == nil {
-		return nil, invalidParams("unknown task: %s", echoID(p.TaskID)).WithData(map[string]any{"taskId": echoID(p.TaskID)})
+		return nil, invalidParams("unknown task: %s", echoID(id)).WithData(map[string]any{"taskId": echoID(id)})
 	}
 	return t, nil
+}
+
+// taskOf decodes the params of tasks/get or tasks/cancel and finds their
+// task.
+func taskOf(c *call) (*task, error) {
+	var p spec.TaskParams
+	if err := decodeParams(c, &p); err != nil {
+		return nil, err
+	}
+	return lookupTask(c, p.TaskID)
 }
 
 // echoID bounds a client's task id repeated in an error.
@@ -471,11 +481,7 @@ func echoID(id string) string {
 }
 
 func getTask(_ context.Context, c *call) (spec.Result, error) {
-	var p spec.TaskParams
-	if err := decodeParams(c, &p); err != nil {
-		return nil, err
-	}
-	t, err := lookupTask(c, &p)
+	t, err := taskOf(c)
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +493,7 @@ func updateTask(_ context.Context, c *call) (spec.Result, error) {
 	if err := decodeParams(c, &p); err != nil {
 		return nil, err
 	}
-	t, err := lookupTask(c, &spec.TaskParams{TaskID: p.TaskID})
+	t, err := lookupTask(c, p.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -507,11 +513,7 @@ func updateTask(_ context.Context, c *call) (spec.Result, error) {
 // cancelled, its handler's context ended with errTaskCancelled); a
 // terminal one stays as it is.
 func cancelTask(_ context.Context, c *call) (spec.Result, error) {
-	var p spec.TaskParams
-	if err := decodeParams(c, &p); err != nil {
-		return nil, err
-	}
-	t, err := lookupTask(c, &p)
+	t, err := taskOf(c)
 	if err != nil {
 		return nil, err
 	}

@@ -115,6 +115,10 @@ func firstByte(b []byte) byte {
 
 // AddTool registers a tool definition (as in tools/list) under tag.
 func AddTool(h uint64, def []byte, tag uint64) error {
+	return addTool(h, def, router.TaskOptions{}, tag)
+}
+
+func addTool(h uint64, def []byte, task router.TaskOptions, tag uint64) error {
 	s, err := openServer(h)
 	if err != nil {
 		return err
@@ -124,7 +128,7 @@ func AddTool(h uint64, def []byte, tag uint64) error {
 		return err
 	}
 	return s.register(tag, item{kind: itemTool, key: t.Name}, func() error {
-		return s.srv.AddTool(t, s.toolHandler(t.Name, tag))
+		return s.srv.AddTaskTool(t, task, s.toolHandler(t.Name, tag))
 	})
 }
 
@@ -272,14 +276,6 @@ func (d taskDef) options() (router.TaskOptions, error) {
 
 // AddTaskTool registers a tool whose calls may become tasks (2026-07-28).
 func AddTaskTool(h uint64, def, task []byte, tag uint64) error {
-	s, err := openServer(h)
-	if err != nil {
-		return err
-	}
-	var t spec.Tool
-	if err := decodeDef(def, "tool", &t); err != nil {
-		return err
-	}
 	var d taskDef
 	if err := decodeStrict(task, "task", &d); err != nil {
 		return err
@@ -288,7 +284,5 @@ func AddTaskTool(h uint64, def, task []byte, tag uint64) error {
 	if err != nil {
 		return err
 	}
-	return s.register(tag, item{kind: itemTool, key: t.Name}, func() error {
-		return s.srv.AddTaskTool(t, opts, s.toolHandler(t.Name, tag))
-	})
+	return addTool(h, def, opts, tag)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
 )
 
@@ -16,6 +17,9 @@ type SubscriptionFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs asks for notifications/tasks about these tasks (the tasks
+	// extension); the request must declare the extension.
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 type listenParams struct {
@@ -49,6 +53,12 @@ func listen(ctx context.Context, c *call) (spec.Result, error) {
 	if !rt.offers(protocol.CapResourcesSubscribe) {
 		f.ResourceSubscriptions = nil
 	}
+	if len(f.TaskIDs) > 0 {
+		if rt.offersExtension(spec.ExtensionTasks) && !c.adm.declares(spec.ExtensionTasks) {
+			return nil, router.MissingExtension("task notifications", spec.ExtensionTasks)
+		}
+		f.TaskIDs = rt.tasks.known(f.TaskIDs, rt.now())
+	}
 	l := &listener{c: c, filter: f, subID: jsonrpc.AppendID(nil, c.id)}
 	ack, err := jsonrpc.Marshal(map[string]any{"notifications": f, "_meta": l.meta()})
 	if err != nil {
@@ -77,6 +87,8 @@ func (l *listener) wants(method, uri string) bool {
 		return l.filter.ResourcesListChanged
 	case "notifications/resources/updated":
 		return slices.Contains(l.filter.ResourceSubscriptions, uri)
+	case "notifications/tasks":
+		return slices.Contains(l.filter.TaskIDs, uri)
 	}
 	return false
 }
@@ -103,20 +115,50 @@ func (rt *Runtime) removeListener(l *listener) {
 
 // broadcast sends a change notification to the listeners that asked for it.
 func (rt *Runtime) broadcast(method, uri string) {
-	rt.mu.Lock()
-	ls := make([]*listener, 0, len(rt.listeners))
-	for l := range rt.listeners {
-		if l.wants(method, uri) {
-			ls = append(ls, l)
-		}
-	}
-	rt.mu.Unlock()
-	for _, l := range ls {
+	for _, l := range rt.listening(method, uri) {
 		params := map[string]any{}
 		if uri != "" {
 			params["uri"] = uri
 		}
 		l.deliver(method, params)
+	}
+}
+
+// listening returns the listeners that asked for method (about uri, or a
+// task id).
+func (rt *Runtime) listening(method, uri string) []*listener {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var ls []*listener
+	for l := range rt.listeners {
+		if l.wants(method, uri) {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+// taskChanged sends notifications/tasks, the task as tasks/get shows it,
+// to the listeners that asked about the task. Changes that race are told
+// in order, each at most once: a snapshot no newer than the last one told
+// is not sent.
+func (rt *Runtime) taskChanged(t *task) {
+	t.notifyMu.Lock()
+	defer t.notifyMu.Unlock()
+	ls := rt.listening("notifications/tasks", t.id)
+	if len(ls) == 0 {
+		return
+	}
+	d, changes := t.snapshot()
+	if changes <= t.notified {
+		return
+	}
+	t.notified = changes
+	for _, l := range ls {
+		d.Meta = l.meta()
+		if body, err := jsonrpc.Marshal(d); err == nil {
+			_ = l.c.notify("notifications/tasks", body)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -104,6 +105,17 @@ func (st *taskStore) get(id string, now time.Time) *task {
 	return t
 }
 
+// known returns those of ids that name a task kept now.
+func (st *taskStore) known(ids []string, now time.Time) []string {
+	var out []string
+	for _, id := range ids {
+		if st.get(id, now) != nil && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // remove forgets a task that never reached its client.
 func (st *taskStore) remove(t *task) {
 	st.mu.Lock()
@@ -154,6 +166,7 @@ func stopExpired(tasks []*task) {
 // and what a client polling it sees.
 type task struct {
 	id      string
+	rt      *Runtime
 	created time.Time
 	expires time.Time
 	ttlMs   int64
@@ -175,12 +188,17 @@ type task struct {
 	answers map[string]json.RawMessage
 	// wake is closed, and replaced, when answers arrive.
 	wake chan struct{}
+	// changes counts the changes of status; notified is the last one
+	// notifications/tasks told (guarded by notifyMu, which orders them).
+	changes  uint64
+	notifyMu sync.Mutex
+	notified uint64
 }
 
 func newTask(c *call, now time.Time, st *taskStore) *task {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return &task{id: base64.RawURLEncoding.EncodeToString(b[:]), c: c, created: now, expires: now.Add(st.ttl + taskGrace),
+	return &task{id: base64.RawURLEncoding.EncodeToString(b[:]), c: c, rt: c.s.rt, created: now, expires: now.Add(st.ttl + taskGrace),
 		ttlMs: st.ttl.Milliseconds(), pollMs: max(1, st.poll.Milliseconds()), status: spec.TaskWorking,
 		updated: now, wake: make(chan struct{})}
 }
@@ -217,6 +235,12 @@ func (t *task) createdResult() *spec.Task {
 
 // detailed answers tasks/get.
 func (t *task) detailed() *spec.DetailedTask {
+	d, _ := t.snapshot()
+	return d
+}
+
+// snapshot is detailed with the count of changes it shows.
+func (t *task) snapshot() (*spec.DetailedTask, uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	d := &spec.DetailedTask{Task: t.stateLocked()}
@@ -231,7 +255,7 @@ func (t *task) detailed() *spec.DetailedTask {
 			d.InputRequests[k] = q
 		}
 	}
-	return d
+	return d, t.changes
 }
 
 // end puts the task in a terminal status, unless it is in one already, and
@@ -244,6 +268,7 @@ func (t *task) end(status string, outcome json.RawMessage, message string, now t
 	}
 	c := t.c
 	t.c, t.status, t.outcome, t.updated, t.pending = nil, status, outcome, now, nil
+	t.changes++
 	if message != "" {
 		t.message = message
 	}
@@ -264,6 +289,14 @@ func (t *task) note(message string, now time.Time) {
 // ignored, as the extension asks. Once nothing is pending the task works
 // again.
 func (t *task) answer(responses map[string]json.RawMessage, now time.Time) {
+	if t.take(responses, now) {
+		t.rt.taskChanged(t)
+	}
+}
+
+// take keeps the responses to pending requests and reports whether the
+// task's status changed (back to working).
+func (t *task) take(responses map[string]json.RawMessage, now time.Time) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	took := false
@@ -279,14 +312,17 @@ func (t *task) answer(responses map[string]json.RawMessage, now time.Time) {
 		took = true
 	}
 	if !took {
-		return
+		return false
 	}
-	if len(t.pending) == 0 && t.status == spec.TaskInputRequired {
+	working := len(t.pending) == 0 && t.status == spec.TaskInputRequired
+	if working {
 		t.status = spec.TaskWorking
+		t.changes++
 	}
 	t.updated = now
 	close(t.wake)
 	t.wake = make(chan struct{})
+	return working
 }
 
 // await asks the client for reqs through the task's inputRequests and
@@ -310,6 +346,10 @@ func (t *task) await(ctx context.Context, reqs map[string]spec.InputRequest, now
 	}
 	if len(t.pending) > 0 && t.status == spec.TaskWorking {
 		t.status, t.updated = spec.TaskInputRequired, now()
+		t.changes++
+		t.mu.Unlock()
+		t.rt.taskChanged(t)
+		t.mu.Lock()
 	}
 	for {
 		out := make(map[string]json.RawMessage, len(reqs))
@@ -337,12 +377,17 @@ func (t *task) await(ctx context.Context, reqs map[string]spec.InputRequest, now
 // withdraw drops reqs from inputRequests after their asker gave up.
 func (t *task) withdraw(reqs map[string]spec.InputRequest, now time.Time) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	for k := range reqs {
 		delete(t.pending, k)
 	}
-	if len(t.pending) == 0 && t.status == spec.TaskInputRequired {
+	working := len(t.pending) == 0 && t.status == spec.TaskInputRequired
+	if working {
 		t.status, t.updated = spec.TaskWorking, now
+		t.changes++
+	}
+	t.mu.Unlock()
+	if working {
+		t.rt.taskChanged(t)
 	}
 }
 
@@ -446,6 +491,7 @@ func (c *call) settleTask(t *task, ctx context.Context, res spec.Result, err err
 	}
 	if t.end(status, outcome, message, rt.now()) != nil {
 		rt.tasks.ended()
+		rt.taskChanged(t)
 	}
 }
 
@@ -521,6 +567,7 @@ func cancelTask(_ context.Context, c *call) (spec.Result, error) {
 	if c := t.end(spec.TaskCancelled, nil, "cancelled by the client", rt.now()); c != nil {
 		rt.tasks.ended()
 		c.abandon(errTaskCancelled)
+		rt.taskChanged(t)
 	}
 	return &spec.EmptyResult{}, nil
 }

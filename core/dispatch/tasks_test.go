@@ -432,3 +432,46 @@ func TestTaskStartRace(t *testing.T) {
 		require.Equal(t, "done", got["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"])
 	}
 }
+
+// A subscriptions/listen stream asked for a task's notifications gets
+// notifications/tasks, the task as tasks/get shows it, at the changes of
+// its status, in order (a change overtaken by a newer one is not told);
+// only known tasks are acknowledged, and a request that does not declare
+// the extension is -32021.
+func TestTaskNotifications(t *testing.T) {
+	f := newTaskFixture(t, nil)
+	id := f.start(t, "ask")
+	f.await(t, id, spec.TaskInputRequired)
+	s, in := f.session(transport.Info{})
+	defer s.Close()
+	s.deliverString(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"taskIds":["`+id+`","nope"]},`+taskMeta+`}}`, in)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"taskIds":["`+id+`"]},"_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}}`, in.next(t))
+	note := func() map[string]any {
+		var m struct {
+			Method string         `json:"method"`
+			Params map[string]any `json:"params"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(in.next(t)), &m))
+		require.Equal(t, "notifications/tasks", m.Method)
+		assert.Equal(t, map[string]any{spec.MetaSubscriptionID: "L"}, m.Params["_meta"])
+		assert.Equal(t, id, m.Params["taskId"])
+		assert.NotContains(t, m.Params, "resultType")
+		return m.Params
+	}
+	f.call(t, `{"jsonrpc":"2.0","id":5,"method":"tasks/update","params":{"taskId":"`+id+`","inputResponses":{"a":{"action":"decline"},"b":{"action":"decline"}},`+taskMeta+`}}`)
+	// The handler completes at once: "working" may be overtaken by
+	// "completed", but nothing older ever follows anything newer.
+	var seen []string
+	done := note()
+	for done["status"] != "completed" {
+		seen = append(seen, done["status"].(string))
+		done = note()
+	}
+	assert.Subset(t, []string{"working"}, seen)
+	assert.LessOrEqual(t, len(seen), 1)
+	assert.Contains(t, done, "result")
+	in.none(t, 20*time.Millisecond)
+
+	m := f.call(t, `{"jsonrpc":"2.0","id":"M","method":"subscriptions/listen","params":{"notifications":{"taskIds":["`+id+`"]},`+modernMeta+`}}`)
+	assert.Equal(t, float64(-32021), errorCode(t, m))
+}

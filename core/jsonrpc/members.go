@@ -79,7 +79,7 @@ var methodsByLen = func() (t [48][]string) {
 		"notifications/message", "notifications/tools/list_changed",
 		"notifications/resources/updated", "notifications/resources/list_changed",
 		"notifications/prompts/list_changed", "notifications/roots/list_changed",
-		"notifications/elicitation/complete", "notifications/tasks/status",
+		"notifications/elicitation/complete", "notifications/tasks/status", "notifications/tasks",
 		"notifications/subscriptions/acknowledged",
 	} {
 		t[len(m)] = append(t[len(m)], m)

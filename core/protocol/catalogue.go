@@ -115,6 +115,7 @@ var methods = []entry{
 	{r5, Method{Name: "tasks/get", Kind: Request, Dir: ClientToServer, NameParam: "taskId", Extension: spec.ExtensionTasks}},
 	{r5, Method{Name: "tasks/update", Kind: Request, Dir: ClientToServer, NameParam: "taskId", Extension: spec.ExtensionTasks}},
 	{r5, Method{Name: "tasks/cancel", Kind: Request, Dir: ClientToServer, NameParam: "taskId", Extension: spec.ExtensionTasks}},
+	{r5, Method{Name: "notifications/tasks", Kind: Notification, Dir: ServerToClient, Extension: spec.ExtensionTasks}},
 }
 
 // Catalogue is one revision's method table. It is immutable.

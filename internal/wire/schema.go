@@ -106,6 +106,15 @@ func (r *revSchema) addExtensions() error {
 	return r.compiler.AddResource(r.extURL, doc)
 }
 
+// extensionCall names the extension definition of a notification or
+// server-to-client request, when an extension defines it.
+func (r *revSchema) extensionCall(method string) (string, bool) {
+	if r.extURL != "" && method == "notifications/tasks" {
+		return extPrefix + "TaskNotification", true
+	}
+	return "", false
+}
+
 // extensionResult names the extension definition a result of method is
 // checked against, when an extension defines it.
 func (r *revSchema) extensionResult(method string, result any) (string, bool) {

@@ -126,6 +126,9 @@ func (v *Validator) checkCall(envelope, method, kind string, obj map[string]any)
 		return err
 	}
 	def, ok := v.rev.byMethod[method]
+	if ext, isExt := v.rev.extensionCall(method); isExt {
+		def, ok = ext, true
+	}
 	if !ok {
 		return fmt.Errorf("%s %q is not defined by revision %s", kind, method, v.rev.revision)
 	}

@@ -1,9 +1,11 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/polymcp/polymcp/mcp"
+	"github.com/polymcp/polymcp/transport/stdio"
 )
 
 type echoIn struct {
@@ -95,4 +98,53 @@ func ExampleAddTool() {
 	fmt.Println(string(answer))
 	// Output:
 	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"content":[{"type":"text","text":"hello"}]}}
+}
+
+// A typed tool that defers its answer gives it later with AnswerTool, from
+// another goroutine, where the transport takes late answers (stdio); the
+// request's end before the answer is told through OnEnd.
+func TestDeferredTypedTool(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1.0.0"}, nil)
+	defer s.Close()
+	ended := make(chan error, 1)
+	mcp.AddTool(s, &mcp.Tool{Name: "later", Description: "Answers from another goroutine"},
+		func(_ context.Context, req *mcp.Request, in echoIn) (string, error) {
+			l, ok := req.Defer()
+			if !ok {
+				return "not deferred", nil
+			}
+			if in.Text == "never" {
+				l.OnEnd(func(cause error) { ended <- cause; l.Answer(nil, cause) })
+				return "", mcp.ErrDeferred
+			}
+			go mcp.AnswerTool(l, "later: "+in.Text, nil)
+			return "", mcp.ErrDeferred
+		})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = stdio.Serve(ctx, s, inR, outW, nil) }()
+	lines := bufio.NewReader(outR)
+	send := func(msg string) { _, err := io.WriteString(inW, msg+"\n"); require.NoError(t, err) }
+	read := func() string {
+		l, err := lines.ReadString('\n')
+		require.NoError(t, err)
+		return l
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	read()
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"later","arguments":{"text":"hi"}}}`)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"later: hi"}]}}`, read())
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"later","arguments":{"text":"never"}}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	select {
+	case cause := <-ended:
+		assert.Error(t, cause)
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnEnd was not told of the cancel")
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"later","arguments":{"text":"again"}}}`)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"later: again"}]}}`, read(), "nothing was written for the cancelled call")
+	_ = inW.Close()
 }

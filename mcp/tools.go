@@ -106,6 +106,23 @@ func typedHandler[In, Out any](h ToolFunc[In, Out]) ToolHandler {
 	}
 }
 
+// AnswerTool gives a tool call whose handler deferred its answer
+// (Request.Defer, then returning ErrDeferred) its outcome, the way a
+// ToolFunc returning out and err would: out converts as ToolFunc's Out
+// does. Call it once, from any goroutine.
+func AnswerTool[Out any](l Later, out Out, err error) {
+	if err != nil {
+		l.Answer(nil, err)
+		return
+	}
+	res, cerr := toolResult(out)
+	if cerr != nil {
+		l.Answer(nil, cerr)
+		return
+	}
+	l.Answer(res, nil)
+}
+
 // toolResult converts a typed handler's output to a CallToolResult. It is
 // generic, and asks for each type apart, so that out is not boxed: a type
 // switch binding one variable made the box escape (an allocation a call).

@@ -50,6 +50,11 @@ type (
 	MissingCapabilityError = router.MissingCapabilityError
 	ClientError            = router.ClientError
 
+	// Later answers a request whose handler deferred its answer
+	// (Request.Defer): Answer for untyped handlers, AnswerTool for typed
+	// tools, OnEnd to hear of the request ending first.
+	Later = router.Later
+
 	// Tasks (the 2026-07-28 tasks extension): see AddTaskTool.
 	TaskOptions = router.TaskOptions
 	TaskSupport = router.TaskSupport
@@ -68,6 +73,12 @@ const (
 // ErrNoTask is what Request.StartTask returns for a call that cannot
 // become a task.
 var ErrNoTask = router.ErrNoTask
+
+// ErrDeferred is what a handler returns after a successful Request.Defer:
+// its answer comes later, through the Later. Where Defer reports false
+// (a transport that waits for the handler anyway) the handler answers by
+// returning.
+var ErrDeferred = router.ErrDeferred
 
 // Input helpers.
 var (

@@ -102,36 +102,43 @@ func (c *call) finish(res spec.Result, err error) {
 		c.s.send(c.reply, jsonrpc.AppendError(nil, c.id, c.s.rt.wireError(c.adm.dialect, err)))
 		return
 	}
-	c.adm.dialect.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &c.s.rt.cfg.Server, Cache: c.s.rt.cachePolicy(c.method)})
+	c.answer(res)
+}
+
+// answer shapes res for the call's revision and sends it, for a call that
+// has settled.
+func (c *call) answer(res spec.Result) {
+	c.shape(res)
 	if err := c.sendResult(res); err != nil {
 		c.s.send(c.reply, jsonrpc.AppendError(nil, c.id, execError(ReasonPanic, "cannot encode result: "+err.Error())))
 	}
 }
 
-// sendResult encodes and sends a shaped result: to a sink that copies what
-// it is sent (transport.Copier) from a recycled buffer, which spares an
-// allocation of the answer's size, else in a buffer of its own.
+// shape gives res what the call's revision writes on every result of its
+// method (resultType, serverInfo, cache hints).
+func (c *call) shape(res spec.Result) {
+	rt := c.s.rt
+	c.adm.dialect.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &rt.cfg.Server, Cache: rt.cachePolicy(c.method)})
+}
+
+// sendResult encodes and sends a shaped result, from a recycled buffer: a
+// sink that copies what it is sent (transport.Copier) takes it as it is,
+// which spares an allocation of the answer's size; any other gets a copy.
 func (c *call) sendResult(res spec.Result) error {
 	_, copies := c.reply.(transport.Copier)
+	send := func(msg []byte) {
+		if !copies {
+			msg = bytes.Clone(msg)
+		}
+		c.s.send(c.reply, msg)
+	}
 	if tr, ok := res.(*spec.CallToolResult); ok {
 		appendTool := func(dst []byte) ([]byte, bool) { return appendToolResult(dst, tr) }
-		if jsonrpc.WithAppended(c.id, appendTool, func(msg []byte) {
-			if !copies {
-				msg = bytes.Clone(msg)
-			}
-			c.s.send(c.reply, msg)
-		}) {
+		if jsonrpc.WithAppended(c.id, appendTool, send) {
 			return nil
 		}
 	}
-	if copies {
-		return jsonrpc.WithResponse(c.id, res, func(msg []byte) { c.s.send(c.reply, msg) })
-	}
-	msg, err := jsonrpc.MarshalResponse(c.id, res)
-	if err == nil {
-		c.s.send(c.reply, msg)
-	}
-	return err
+	return jsonrpc.WithResponse(c.id, res, send)
 }
 
 // abandon ends the call without an answer (cancellation, closed session)
@@ -391,11 +398,12 @@ func (c *call) unwatchJob() {
 // terminal answers for a job that ended other than by returning.
 func (c *call) terminal(ctx context.Context) {
 	cause := context.Cause(ctx)
+	if !errors.Is(cause, executor.ErrFinished) {
+		// Whatever the answer, a deferred handler's watcher hears of it.
+		defer c.ended(cause)
+	}
 	if t := c.task.Load(); t != nil {
 		c.settleTask(t, ctx, nil, nil)
-		if !errors.Is(cause, executor.ErrFinished) {
-			c.ended(cause)
-		}
 		return
 	}
 	var panicErr *executor.PanicError
@@ -403,17 +411,20 @@ func (c *call) terminal(ctx context.Context) {
 	case errors.Is(cause, executor.ErrFinished):
 	case errors.Is(cause, executor.ErrTimeout):
 		c.finish(nil, ErrTimeout(c.s.rt.timeout()))
-		c.ended(cause)
 	case errors.As(cause, &panicErr):
-		c.s.rt.log.Error("polymcp: handler panicked", "method", c.method, "id", c.id.String(),
-			"panic", fmt.Sprint(panicErr.Value), "stack", string(panicErr.Stack))
-		c.finish(nil, execError(ReasonPanic, "internal error: the handler failed"))
-		c.ended(cause)
+		c.finish(nil, c.panicked(panicErr))
 	default:
 		// Cancelled by the client, the transport or shutdown: the spec says
 		// nothing more is sent for this request.
 		c.abandon(cause)
 	}
+}
+
+// panicked logs a handler's panic and returns the error that answers it.
+func (c *call) panicked(p *executor.PanicError) *jsonrpc.Error {
+	c.s.rt.log.Error("polymcp: handler panicked", "method", c.method, "id", c.id.String(),
+		"panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+	return execError(ReasonPanic, "internal error: the handler failed")
 }
 
 // notify sends a request-scoped notification unless the call is over.

@@ -70,7 +70,7 @@ func ping(context.Context, *call) (spec.Result, error) { return &spec.EmptyResul
 func discover(_ context.Context, c *call) (spec.Result, error) {
 	rt := c.s.rt
 	caps := rt.Capabilities()
-	if rt.cfg.Router.Tasks() {
+	if rt.offersExtension(spec.ExtensionTasks) {
 		caps.Extensions = map[string]any{spec.ExtensionTasks: struct{}{}}
 	}
 	return &spec.DiscoverResult{SupportedVersions: rt.registry.Modern(), Capabilities: caps,

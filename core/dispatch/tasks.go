@@ -13,7 +13,6 @@ import (
 
 	"github.com/polymcp/polymcp/core/executor"
 	"github.com/polymcp/polymcp/core/jsonrpc"
-	"github.com/polymcp/polymcp/core/protocol"
 	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
 )
@@ -267,8 +266,8 @@ func (t *task) end(status string, outcome json.RawMessage, message string, now t
 		return nil
 	}
 	c := t.c
-	t.c, t.status, t.outcome, t.updated, t.pending = nil, status, outcome, now, nil
-	t.changes++
+	t.c, t.outcome, t.pending = nil, outcome, nil
+	t.setStatusLocked(status, now)
 	if message != "" {
 		t.message = message
 	}
@@ -314,15 +313,27 @@ func (t *task) take(responses map[string]json.RawMessage, now time.Time) bool {
 	if !took {
 		return false
 	}
-	working := len(t.pending) == 0 && t.status == spec.TaskInputRequired
-	if working {
-		t.status = spec.TaskWorking
-		t.changes++
-	}
 	t.updated = now
 	close(t.wake)
 	t.wake = make(chan struct{})
-	return working
+	return t.resumeLocked(now)
+}
+
+// setStatusLocked moves the task to status, counting the change for
+// notifications/tasks.
+func (t *task) setStatusLocked(status string, now time.Time) {
+	t.status, t.updated = status, now
+	t.changes++
+}
+
+// resumeLocked puts an input_required task that waits on nothing more back
+// to working, and reports whether it did.
+func (t *task) resumeLocked(now time.Time) bool {
+	if len(t.pending) > 0 || t.status != spec.TaskInputRequired {
+		return false
+	}
+	t.setStatusLocked(spec.TaskWorking, now)
+	return true
 }
 
 // await asks the client for reqs through the task's inputRequests and
@@ -345,8 +356,7 @@ func (t *task) await(ctx context.Context, reqs map[string]spec.InputRequest, now
 		return nil, invalidParams("polymcp: more than %d input requests pending on one task", MaxInputRequests)
 	}
 	if len(t.pending) > 0 && t.status == spec.TaskWorking {
-		t.status, t.updated = spec.TaskInputRequired, now()
-		t.changes++
+		t.setStatusLocked(spec.TaskInputRequired, now())
 		t.mu.Unlock()
 		t.rt.taskChanged(t)
 		t.mu.Lock()
@@ -380,11 +390,7 @@ func (t *task) withdraw(reqs map[string]spec.InputRequest, now time.Time) {
 	for k := range reqs {
 		delete(t.pending, k)
 	}
-	working := len(t.pending) == 0 && t.status == spec.TaskInputRequired
-	if working {
-		t.status, t.updated = spec.TaskWorking, now
-		t.changes++
-	}
+	working := t.resumeLocked(now)
 	t.mu.Unlock()
 	if working {
 		t.rt.taskChanged(t)
@@ -432,11 +438,7 @@ func (c *call) StartTask() error {
 		return errFinished
 	}
 	c.Detach()
-	res := t.createdResult()
-	c.adm.dialect.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &rt.cfg.Server})
-	if err := c.sendResult(res); err != nil {
-		c.s.send(c.reply, jsonrpc.AppendError(nil, c.id, execError(ReasonPanic, "cannot encode result: "+err.Error())))
-	}
+	c.answer(t.createdResult())
 	return nil
 }
 
@@ -469,9 +471,7 @@ func (c *call) settleTask(t *task, ctx context.Context, res spec.Result, err err
 		case errors.Is(cause, executor.ErrTimeout):
 			fail = execError(ReasonTimeout, fmt.Sprintf("task timed out after %s", rt.tasks.ttl))
 		case errors.As(cause, &panicErr):
-			rt.log.Error("polymcp: task handler panicked", "method", c.method, "task", t.id,
-				"panic", fmt.Sprint(panicErr.Value), "stack", string(panicErr.Stack))
-			fail = execError(ReasonPanic, "internal error: the handler failed")
+			fail = c.panicked(panicErr)
 		case errors.Is(cause, executor.ErrClosed):
 			fail = execError(ReasonShutdown, "server is shutting down")
 		default:
@@ -480,7 +480,7 @@ func (c *call) settleTask(t *task, ctx context.Context, res spec.Result, err err
 	case err != nil:
 		fail = rt.wireError(c.adm.dialect, err)
 	default:
-		c.adm.dialect.Shape(res, protocol.Shaping{Method: c.method, ServerInfo: &rt.cfg.Server})
+		c.shape(res)
 		var merr error
 		if outcome, merr = jsonrpc.Marshal(res); merr != nil {
 			fail = execError(ReasonPanic, "cannot encode result: "+merr.Error())

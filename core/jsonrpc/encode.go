@@ -48,21 +48,13 @@ func MarshalResponse(id ID, result any) ([]byte, error) {
 // copies what it is given anyway (a stdio writer's queue), the response
 // costs no allocation of its size at all.
 func WithResponse(id ID, result any, use func(msg []byte)) error {
-	// Encoded into the pooled slice where it lies: the address of a local
-	// copy would escape to the heap through EncodeInto.
-	sp := scratch.Get().(*[]byte)
-	*sp = append((*sp)[:0], envelopeHead+`,"id":`...)
-	*sp = AppendID(*sp, id)
-	*sp = append(*sp, `,"result":`...)
-	err := encoder.EncodeInto(sp, result, encoderOptions)
-	if err == nil {
-		*sp = append(*sp, '}')
-		use(*sp)
-	}
-	if cap(*sp) <= maxScratch {
-		*sp = (*sp)[:0]
-		scratch.Put(sp)
-	}
+	var err error
+	inScratch(id, func(sp *[]byte) bool {
+		// Encoded into the pooled slice where it lies: the address of a
+		// local copy would escape to the heap through EncodeInto.
+		err = encoder.EncodeInto(sp, result, encoderOptions)
+		return err == nil
+	}, use)
 	return err
 }
 
@@ -70,17 +62,27 @@ func WithResponse(id ID, result any, use func(msg []byte)) error {
 // itself, for types a hand-written encoder knows. It reports false, having
 // used nothing, when appendResult declines the value.
 func WithAppended(id ID, appendResult func(dst []byte) ([]byte, bool), use func(msg []byte)) bool {
+	return inScratch(id, func(sp *[]byte) bool {
+		b, ok := appendResult(*sp)
+		*sp = b
+		return ok
+	}, use)
+}
+
+// inScratch writes a response's head into a pooled buffer, has fill append
+// the result, and hands the response to use unless fill reports false.
+func inScratch(id ID, fill func(sp *[]byte) bool, use func(msg []byte)) bool {
 	sp := scratch.Get().(*[]byte)
-	b := append((*sp)[:0], envelopeHead+`,"id":`...)
-	b = AppendID(b, id)
-	b = append(b, `,"result":`...)
-	b, ok := appendResult(b)
+	*sp = append((*sp)[:0], envelopeHead+`,"id":`...)
+	*sp = AppendID(*sp, id)
+	*sp = append(*sp, `,"result":`...)
+	ok := fill(sp)
 	if ok {
-		b = append(b, '}')
-		use(b)
+		*sp = append(*sp, '}')
+		use(*sp)
 	}
-	if cap(b) <= maxScratch {
-		*sp = b[:0]
+	if cap(*sp) <= maxScratch {
+		*sp = (*sp)[:0]
 		scratch.Put(sp)
 	}
 	return ok

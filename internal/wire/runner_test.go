@@ -62,12 +62,28 @@ func play(t *testing.T, session string, script map[string][]string) error {
 	return Play(ctx, newScripted(script), tr, nil)
 }
 
+// playCase is a session and the error its play must end with ("": none).
+type playCase struct {
+	name, session, err string
+}
+
+func checkPlays(t *testing.T, cases []playCase, script map[string][]string) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := play(t, tc.session, script)
+			if tc.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
+}
+
 func TestPlay(t *testing.T) {
 	// The server answers b before a, with the notifications in between.
 	script := map[string][]string{callA: nil, callB: {note1, resB, note2, resA}}
-	cases := []struct {
-		name, session, err string
-	}{
+	cases := []playCase{
 		{"responses in any order, notifications in order",
 			"> " + callA + "\n> " + callB + "\n< " + resA + "\n< " + note1 + "\n< " + note2 + "\n< " + resB + "\n", ""},
 		{"placeholders", "> " + callA + "\n> " + callB + "\n< " + resA + "\n< " + note1 + "\n< " + note2 +
@@ -82,16 +98,7 @@ func TestPlay(t *testing.T) {
 			"> " + callA + "\n> " + callB + "\n< " + note1 + "\n< " + `{"jsonrpc":"2.0","id":2,"result":{"t":"y"}}` + "\n",
 			"first difference at $.result.t"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := play(t, tc.session, script)
-			if tc.err == "" {
-				assert.NoError(t, err)
-				return
-			}
-			assert.ErrorContains(t, err, tc.err)
-		})
-	}
+	checkPlays(t, cases, script)
 }
 
 func TestPlayWaitsBoundedly(t *testing.T) {
@@ -116,9 +123,7 @@ func TestPlayCaptures(t *testing.T) {
 		create: {`{"jsonrpc":"2.0","id":1,"result":{"id":"t\"1"}}`},
 		get:    {`{"jsonrpc":"2.0","id":2,"result":{"id":"t\"1","n":1}}`},
 	}
-	cases := []struct {
-		name, session, err string
-	}{
+	cases := []playCase{
 		{"capture and recall",
 			"> " + create + "\n< " + `{"jsonrpc":"2.0","id":1,"result":{"id":"<?task>"}}` +
 				"\n> " + `{"jsonrpc":"2.0","id":2,"method":"get","params":{"id":"<=task>"}}` +
@@ -131,14 +136,5 @@ func TestPlayCaptures(t *testing.T) {
 			"> " + `{"jsonrpc":"2.0","id":2,"method":"get","params":{"id":"<=task>"}}` + "\n",
 			"t.txtar:3: send: <=task> names no captured value"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := play(t, tc.session, script)
-			if tc.err == "" {
-				assert.NoError(t, err)
-				return
-			}
-			assert.ErrorContains(t, err, tc.err)
-		})
-	}
+	checkPlays(t, cases, script)
 }

@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 var thirdParty = map[string][]string{
 	"core/spec":     {},
 	"core/executor": {},
-	"core/jsonrpc":  {"github.com/bytedance/sonic"},
+	"core/jsonrpc":  {"github.com/bytedance/sonic", "golang.org/x/sys/cpu"},
 	"transport":     {},
 }
 

@@ -30,6 +30,11 @@ type ToolFunc[In, Out any] func(ctx context.Context, req *Request, in In) (Out, 
 // AddTool registers a typed tool, inferring inputSchema from In (and
 // outputSchema from Out) unless t sets them. It panics on an invalid tool
 // (bad name, schema, or types), like http.HandleFunc on a bad pattern.
+//
+// The strings of the In a handler gets share the request's memory rather
+// than being copied out of it (a large argument then costs no copy): one
+// kept after the call keeps the request alive with it. Keep a small piece
+// of a large request with strings.Clone.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolFunc[In, Out]) {
 	AddTaskTool(s, t, TaskOptions{}, h)
 }

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,26 +96,26 @@ func TestStringMember(t *testing.T) {
 	}
 }
 
-// TestUnmarshalDecodedCopies holds UnmarshalDecoded, which reads the input
-// in place, to copying what it decodes: rewriting the input afterwards
-// must change nothing, keys of maps included.
-func TestUnmarshalDecodedCopies(t *testing.T) {
-	in := []byte(`{"key":"value","list":["item"],"nested":{"inner":"text"}}`)
+// TestUnmarshalDecodedShares holds UnmarshalDecoded, which reads a message
+// in place, to sharing its bytes for a string without escapes (the copy of
+// a large argument is what it spares) and decoding one with escapes.
+func TestUnmarshalDecodedShares(t *testing.T) {
+	in := []byte(`{"key":"value","esc":"a\"b","list":["item"],"nested":{"inner":"text"}}`)
 	var m map[string]any
 	require.NoError(t, UnmarshalDecoded(in, &m))
+	assert.Equal(t, map[string]any{"key": "value", "esc": `a"b`, "list": []any{"item"}, "nested": map[string]any{"inner": "text"}}, m)
 	var st struct {
 		Key  string   `json:"key"`
+		Esc  string   `json:"esc"`
 		List []string `json:"list"`
 	}
 	require.NoError(t, UnmarshalDecoded(in, &st))
-	for i := range in {
-		if in[i] >= 'a' && in[i] <= 'z' {
-			in[i] = 'X'
-		}
-	}
-	assert.Equal(t, map[string]any{"key": "value", "list": []any{"item"}, "nested": map[string]any{"inner": "text"}}, m)
 	assert.Equal(t, "value", st.Key)
+	assert.Equal(t, `a"b`, st.Esc)
 	assert.Equal(t, []string{"item"}, st.List)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(in)))
+	at := uintptr(unsafe.Pointer(unsafe.StringData(st.Key)))
+	assert.True(t, at >= start && at < start+uintptr(len(in)), "the plain string shares the message's bytes")
 }
 
 func TestUnmarshalOwned(t *testing.T) {

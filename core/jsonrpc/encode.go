@@ -258,22 +258,14 @@ func unmarshal(s string, v any, opts decoder.Options) error {
 // UnmarshalDecoded is Unmarshal for part of a message that Decode accepted
 // (its params, _meta or arguments). Decode has checked every string's UTF-8,
 // so it is not checked again: that second pass was a tenth of a small
-// call's CPU time. A message's bytes are never modified once decoded, so
-// they are read in place rather than copied to a string first; decoded
-// strings are copies all the same. Bytes from anywhere else must go
-// through Unmarshal.
+// call's CPU time. A message's bytes are never modified once decoded (a
+// transport hands them over), so they are read in place, and a decoded
+// string with no escapes shares them rather than being copied: copying a
+// 64 KiB argument cost as much as the rest of its call, and tripled the
+// garbage it left. A value kept past its message therefore keeps the
+// message's bytes alive; strings.Clone a small piece of a large message to
+// keep only that. Bytes from anywhere else must go through Unmarshal.
 func UnmarshalDecoded(data []byte, v any) error {
-	if err := unmarshal(unsafe.String(unsafe.SliceData(data), len(data)), v, decoder.OptionCopyString); err != nil {
-		return typeError(data, v, err)
-	}
-	return nil
-}
-
-// UnmarshalBorrowed is UnmarshalDecoded for a value that is dead before
-// the message is: its strings point into data instead of being copied.
-// Validating a tool's arguments decodes them only to look, and the copy
-// of a 64 KiB argument was as costly as the rest of the call.
-func UnmarshalBorrowed(data []byte, v any) error {
 	if err := unmarshal(unsafe.String(unsafe.SliceData(data), len(data)), v, 0); err != nil {
 		return typeError(data, v, err)
 	}

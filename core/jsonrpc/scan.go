@@ -2,7 +2,6 @@ package jsonrpc
 
 import (
 	"fmt"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -265,15 +264,9 @@ func scanString(data []byte, i int) (int, bool, problem) {
 	esc := false
 	i++
 	for {
-		// Most string bytes are plain ASCII: skip them a word at a time, up
-		// to the first byte that needs a look.
-		for i+8 <= len(data) {
-			if m := special(load64(data, i)); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
+		// Most string bytes are plain ASCII: skip them in bulk, up to the
+		// first byte that needs a look.
+		i += plainLen(data[i:])
 		if i >= len(data) {
 			return i, esc, probChar
 		}
@@ -300,22 +293,6 @@ func scanString(data []byte, i int) (int, bool, problem) {
 		}
 	}
 }
-
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// special flags (with its top bit) each byte of the little-endian word w that
-// needs a look inside a string: a quote, a backslash, a control character or
-// a non-ASCII byte. Borrows may flag bytes above a flagged one, but never
-// one below, so the lowest flag is exact.
-func special(w uint64) uint64 {
-	return w&msb | hasZero(w^(lsb*'"')) | hasZero(w^(lsb*'\\')) | (w-lsb*0x20)&^w&msb
-}
-
-// hasZero flags the zero bytes of x, under the same borrow caveat.
-func hasZero(x uint64) uint64 { return (x - lsb) &^ x & msb }
 
 // escapeLen returns the length of the valid escape at the start of b, or 0.
 func escapeLen(b []byte) int {

@@ -22,9 +22,7 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start, i := 0, 0
 	for i < len(s) {
-		for i+8 <= len(s) && special(load64(s, i)) == 0 {
-			i += 8
-		}
+		i += plainLenString(s[i:])
 		if i >= len(s) {
 			break
 		}
@@ -88,18 +86,6 @@ func AppendASCII(dst, src []byte) []byte {
 		i += n
 	}
 	return dst
-}
-
-// asciiPrefix returns the length of the ASCII prefix of b, a word at a time.
-func asciiPrefix(b []byte) int {
-	i := 0
-	for i+8 <= len(b) && load64(b, i)&msb == 0 {
-		i += 8
-	}
-	for i < len(b) && b[i] < utf8.RuneSelf {
-		i++
-	}
-	return i
 }
 
 func appendUnicodeEscape(dst []byte, r rune) []byte {

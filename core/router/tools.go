@@ -230,9 +230,7 @@ func (t *tool) arguments(raw json.RawMessage) (json.RawMessage, *spec.CallToolRe
 	}
 	mp := argMaps.Get().(*map[string]any)
 	var err error
-	// The map dies before the message does (putArgMap clears it), so its
-	// strings may point into the message.
-	if jsonrpc.UnmarshalBorrowed(body, mp) == nil {
+	if jsonrpc.UnmarshalDecoded(body, mp) == nil {
 		err = t.in.Validate(*mp)
 		putArgMap(mp)
 	} else {

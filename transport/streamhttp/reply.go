@@ -34,11 +34,14 @@ type reply struct {
 	// written again (the writer reads what take gave it unlocked).
 	first     [1][]byte
 	firstUsed bool
-	bytes     int
-	final     bool // the answer is among the messages
-	overflow  bool
-	gone      bool       // the writer left: later messages are dropped
-	store     *sse.Store // non-nil once resumable
+	// owned holds the copy of the first message, a buffer of kept's that
+	// goes back when the writer leaves.
+	owned    *[]byte
+	bytes    int
+	final    bool // the answer is among the messages
+	overflow bool
+	gone     bool       // the writer left: later messages are dropped
+	store    *sse.Store // non-nil once resumable
 
 	// While a handler runs on the request's goroutine (transport.Inliner),
 	// nobody is writing: the first message or abandon in that time, or
@@ -97,8 +100,11 @@ func (p *Prepared) reply(e *Engine) *reply {
 }
 
 // Send implements transport.Sink. It never blocks: a writer that falls
-// more than the limits behind loses its stream. msg is kept as it is: a
-// sender never changes a message it sent (see transport.Sink).
+// more than the limits behind loses its stream. What it keeps of msg is a
+// copy (transport.Copier): the first message's, the answer of most
+// requests, in a recycled buffer, so that a large answer costs no
+// allocation of its size (the dispatcher's encoding buffer is recycled
+// too); a store copies what it keeps itself.
 func (r *reply) Send(msg []byte) error {
 	fin := isFinal(msg)
 	r.mu.Lock()
@@ -122,6 +128,11 @@ func (r *reply) Send(msg []byte) error {
 	}
 	if r.pending == nil && !r.firstUsed {
 		r.pending, r.firstUsed = r.first[:0], true
+		r.owned = kept.Get().(*[]byte)
+		*r.owned = append((*r.owned)[:0], msg...)
+		msg = *r.owned
+	} else {
+		msg = bytes.Clone(msg)
 	}
 	r.pending = append(r.pending, msg)
 	r.bytes += len(msg)
@@ -131,6 +142,14 @@ func (r *reply) Send(msg []byte) error {
 	r.mu.Unlock()
 	return nil
 }
+
+// CopiesMessages implements transport.Copier.
+func (*reply) CopiesMessages() {}
+
+// kept recycles the buffers of replies' first messages, up to maxKept bytes.
+var kept = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxKept = 1 << 20
 
 // inlineReply is a reply whose writer can start on demand (execModern sets
 // spawn): only such a reply lets the dispatcher run a handler inline.
@@ -307,10 +326,15 @@ func (r *reply) take() (msgs [][]byte, final, overflow bool) {
 }
 
 // leave drops what is waiting; later messages are dropped too unless the
-// reply is resumable, in which case its store keeps them.
+// reply is resumable, in which case its store keeps them. The writer is
+// done with what it took, so the first message's buffer goes back.
 func (r *reply) leave() {
 	r.mu.Lock()
 	r.gone, r.pending, r.bytes = true, nil, 0
+	if p := r.owned; p != nil && cap(*p) <= maxKept {
+		r.owned, r.first[0] = nil, nil
+		kept.Put(p)
+	}
 	r.mu.Unlock()
 }
 

@@ -162,8 +162,8 @@ void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
 /* The ABI this file implements. A bump in polymcp.h must change this line
  * too, which also rebuilds the library: Go's build cache does not see
  * headers outside the package directory. */
-#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 4
-#error "abi.c implements libpolymcp ABI 1.4: update it together with polymcp.h"
+#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 5
+#error "abi.c implements libpolymcp ABI 1.5: update it together with polymcp.h"
 #endif
 
 uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }
@@ -390,6 +390,11 @@ int polymcp_call_input_state(polymcp_call_t c, char **state, size_t *len) {
 int polymcp_call_start_task(polymcp_call_t c) {
   GUARD();
   return pmcpgo_call_start_task(c);
+}
+
+int polymcp_call_cancelled(polymcp_call_t c) {
+  GUARD();
+  return pmcpgo_call_cancelled(c);
 }
 
 int polymcp_call_set_input_state(polymcp_call_t c, const char *state, size_t len) {

@@ -342,6 +342,19 @@ func pmcpgo_call_start_task(c C.uint64_t) (rc C.int) {
 	return result(host.StartTask(uint64(c)))
 }
 
+//export pmcpgo_call_cancelled
+func pmcpgo_call_cancelled(c C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	ended, err := host.Cancelled(uint64(c))
+	if err != nil {
+		return fail(err)
+	}
+	if ended {
+		return 1
+	}
+	return 0
+}
+
 //export pmcpgo_call_set_input_state
 func pmcpgo_call_set_input_state(c C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
 	defer guard(&rc)

@@ -62,7 +62,7 @@ extern "C" {
 #endif
 
 #define POLYMCP_ABI_MAJOR 1
-#define POLYMCP_ABI_MINOR 4
+#define POLYMCP_ABI_MINOR 5
 
 typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
 typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
@@ -561,6 +561,18 @@ int polymcp_call_input(polymcp_call_t c, const char *requests_json, size_t len, 
  * already is POLYMCP_OK. Any thread. Since ABI 1.4.
  */
 int polymcp_call_start_task(polymcp_call_t c);
+
+/*
+ * Whether the call has ended on the core's side while the host still holds
+ * it: 1 once the client cancelled it, its deadline passed, or its session
+ * or the server closed; 0 while it is live. on_cancel reports the same
+ * thing, but only after on_call has returned: a handler that runs inside
+ * on_call polls this instead, and stops (its complete or fail is then
+ * POLYMCP_E_UNKNOWN_CALL or dropped; nothing reaches the client).
+ * POLYMCP_E_UNKNOWN_CALL once the call is over (answered, or cancelled and
+ * on_cancel sent). Any thread, cheap. Since ABI 1.5.
+ */
+int polymcp_call_cancelled(polymcp_call_t c);
 
 /* The state kept by polymcp_call_set_input_state in an earlier round of this
  * request (2026-07-28) or earlier in this call; *state is owned by the

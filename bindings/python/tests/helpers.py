@@ -41,6 +41,9 @@ class RecordingPort:
     def start_task(self) -> tuple[int, str]:
         return -1, "not a task tool"  # POLYMCP_E_INVALID: the call goes on as an ordinary one
 
+    def ended(self) -> bool:
+        return False
+
 
 def answer(entry: Entry, params: dict[str, Any], port: RecordingPort | None = None) -> Any:
     """Runs one call to completion, awaiting async handlers."""

@@ -60,6 +60,9 @@ class FakeCalls:
     def info(self, call: int) -> bytes | None:
         return b'{"method":"tools/call","clientInfo":{"name":"fake"}}'
 
+    def cancelled(self, call: int) -> bool:
+        return False  # the core's view; on_cancel sets the flag here
+
     #: what polymcp_call_input answers: (status, body), or None for an ABI without it
     input_answer: tuple[int, bytes] | None = None
 

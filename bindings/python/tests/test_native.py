@@ -148,6 +148,38 @@ def test_cancellation_cancels_the_task_and_sends_no_answer(lib: _native.Library)
     assert 7 not in peer.answers
 
 
+def test_a_sync_handler_inside_on_call_sees_cancellation(lib: _native.Library) -> None:
+    """A def handler runs inside the core's callback, where on_cancel cannot
+    reach it: ctx.cancelled asks the core, so a polling loop stops, and the
+    cancelled call gets no answer."""
+    server = polymcp.Server("cancel-sync")
+    started, stopped = threading.Event(), threading.Event()
+
+    @server.tool()
+    def poll(ctx: polymcp.Context) -> str:
+        started.set()
+        deadline = time.monotonic() + WAIT
+        while not ctx.cancelled and time.monotonic() < deadline:
+            time.sleep(0.001)
+        if ctx.cancelled:
+            stopped.set()
+        return "after the cancel"
+
+    try:
+        peer, session = connect(server)
+        # The session may run a sync handler on the dispatching thread.
+        worker = threading.Thread(target=session.dispatch, args=(call(9, "poll"),))
+        worker.start()
+        assert started.wait(WAIT)
+        session.dispatch(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}')
+        assert stopped.wait(WAIT)
+        worker.join(WAIT)
+        time.sleep(0.05)  # an answer would have come by now
+    finally:
+        server.close()
+    assert 9 not in peer.answers
+
+
 def test_progress_and_logs_reach_the_client(lib: _native.Library) -> None:
     server = polymcp.Server("progress")
 

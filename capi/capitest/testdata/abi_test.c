@@ -65,6 +65,8 @@ struct host {
   polymcp_server_t server;
   int calls, cancels, closed, after_closed;
   int answer_inline;          /* complete inside on_call */
+  int poll_cancel;            /* inside on_call, wait for polymcp_call_cancelled */
+  int saw_cancelled;          /* on_call saw polymcp_call_cancelled return 1 */
   int queue_calls;            /* push calls to the work queue */
   polymcp_call_t queue[MAX_EVENTS];
   int qhead, qtail, qdone;
@@ -122,6 +124,15 @@ static void on_call(void *user, polymcp_call_t call, uint32_t kind, uint64_t tag
   }
   pthread_mutex_unlock(&h->mu);
   if (h->answer_inline) OK(polymcp_call_complete(call, S(RESULT)));
+  if (h->poll_cancel) {
+    int rc;
+    for (int i = 0; (rc = polymcp_call_cancelled(call)) == 0 && i < FAIL_AFTER_MS; i++) sleep_ms(1);
+    CHECK(rc == 1, "polymcp_call_cancelled inside on_call returned %d", rc);
+    pthread_mutex_lock(&h->mu);
+    h->saw_cancelled++;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+  }
 }
 
 static void on_cancel(void *user, polymcp_call_t call) {
@@ -375,6 +386,7 @@ static void test_call_errors(void) {
   CHECK(info[len] == 0 && strstr(info, "\"method\":\"tools/call\""), "info %s", info);
   polymcp_free(info);
   OK(polymcp_call_progress(c, S("{\"progress\":1}"))); /* no token: nothing sent */
+  EXPECT_RC(0, polymcp_call_cancelled(c));
   /* Input state round-trips; input the client did not declare is refused
    * (2025-06-18: the call goes on, the host decides). */
   OK(polymcp_call_input_state(c, &info, &len));
@@ -414,6 +426,7 @@ static void test_call_errors(void) {
   WAIT_UNTIL(&h, h.cancels == 1);
   pthread_mutex_unlock(&h.mu);
   EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_complete(c, S(RESULT)));
+  EXPECT_RC(POLYMCP_E_UNKNOWN_CALL, polymcp_call_cancelled(c));
 
   /* A tool failure and a protocol error. */
   send_call(ss, 3);
@@ -438,6 +451,47 @@ static void test_call_errors(void) {
   pthread_mutex_lock(&h.mu);
   WAIT_UNTIL(&h, strstr(h.last_reply, "\"id\":6,\"result\":{\"content\":[{\"type\":\"text\","
                                       "\"text\":\"say \\\"hi\\\"\\n\\u0000end\"}]}") != NULL);
+  pthread_mutex_unlock(&h.mu);
+  finish(&h);
+  host_destroy(&h);
+  check_no_handles();
+}
+
+/* A handler that runs inside on_call learns of a cancel by polling
+ * polymcp_call_cancelled (on_cancel only follows its return), and nothing
+ * is answered. The call is dispatched from a thread of its own, since the
+ * session may run on_call on the dispatching thread. */
+struct dispatch_arg {
+  polymcp_session_t ss;
+  int id;
+};
+
+static void *dispatch_call(void *p) {
+  struct dispatch_arg *a = p;
+  send_call(a->ss, a->id);
+  return NULL;
+}
+
+static void test_cancelled_inside_on_call(void) {
+  struct host h;
+  host_init(&h);
+  h.poll_cancel = 1;
+  new_server(&h, NULL);
+  polymcp_session_t ss = open_session(&h);
+  struct dispatch_arg a = {ss, 7};
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, dispatch_call, &a) == 0, "pthread_create");
+  pthread_mutex_lock(&h.mu);
+  WAIT_UNTIL(&h, h.calls == 1);
+  pthread_mutex_unlock(&h.mu);
+  OK(polymcp_session_dispatch(ss, S("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7}}")));
+  pthread_mutex_lock(&h.mu);
+  WAIT_UNTIL(&h, h.saw_cancelled == 1 && h.cancels == 1);
+  pthread_mutex_unlock(&h.mu);
+  pthread_join(t, NULL);
+  sleep_ms(20); /* an answer would show in replies */
+  pthread_mutex_lock(&h.mu);
+  CHECK(h.replies == 1, "%d results: the cancelled call was answered (%s)", h.replies, h.last_reply);
   pthread_mutex_unlock(&h.mu);
   finish(&h);
   host_destroy(&h);
@@ -737,6 +791,7 @@ static const struct {
     {"bad_arguments", test_bad_arguments},
     {"bad_handles", test_bad_handles},
     {"call_errors", test_call_errors},
+    {"cancelled_inside_on_call", test_cancelled_inside_on_call},
     {"concurrent_callbacks", test_concurrent_callbacks},
     {"many_calls", test_many_calls},
     {"close_in_flight", test_close_in_flight},

@@ -399,6 +399,18 @@ func StartTask(h uint64) error {
 	return errorf(EUnknownCall, "call %#x is over: %v", h, err)
 }
 
+// Cancelled reports whether the call's context has ended (client cancel,
+// deadline, session or server closed) while the host still holds it: a
+// handler running inside on_call, which gets on_cancel only once it has
+// returned, polls this instead.
+func Cancelled(h uint64) (bool, error) {
+	c, err := lookupCall(h)
+	if err != nil {
+		return false, err
+	}
+	return c.ctx.Err() != nil, nil
+}
+
 // InputState returns the state the host kept with SetInputState in an
 // earlier round (nil when none).
 func InputState(h uint64) ([]byte, error) {

@@ -8,9 +8,10 @@ and nothing is answered.
 
 A sync handler of a tool registered with task support runs on a thread of
 its own instead: a task is long work, which must not hold one of the
-core's callback threads, and the core reports a cancellation (tasks/cancel
-among them) with on_cancel only once on_call has returned, so only there
-does ``ctx.cancelled`` turn true while the handler runs.
+core's callback threads. The core reports a cancellation (tasks/cancel
+among them) with on_cancel only once on_call has returned; a sync handler
+still inside on_call sees it through ``ctx.cancelled``, which then asks the
+core (polymcp_call_cancelled).
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ class NativeCalls(Protocol):
 
     def start_task(self, call: int) -> tuple[int, str]:
         """polymcp_call_start_task: the status and, unless OK, the message."""
+        ...
+
+    def cancelled(self, call: int) -> bool:
+        """polymcp_call_cancelled: the call's context ended while it runs."""
         ...
 
     def has_input_state(self) -> bool: ...
@@ -117,6 +122,9 @@ class _Pending:
 
     def start_task(self) -> tuple[int, str]:
         return self.calls.start_task(self.call)
+
+    def ended(self) -> bool:
+        return self.calls.cancelled(self.call)
 
     def input_state(self) -> bytes:
         return self.calls.input_state(self.call) if self.calls.has_input_state() else b""

@@ -57,6 +57,11 @@ class CallPort(Protocol):
         """polymcp_call_start_task: the status and, unless OK, the message."""
         ...
 
+    def ended(self) -> bool:
+        """Whether the core has ended the call (cancel, deadline, close)
+        while the handler still runs."""
+        ...
+
     def input_state(self) -> bytes:
         """polymcp_call_input_state (b"" when none, or when the core has no input state)."""
         ...
@@ -180,6 +185,13 @@ class Context:
 
     @property
     def cancelled(self) -> bool:
+        """True once the client cancelled the call, its deadline passed, or
+        the server closed. A sync handler of an ordinary tool runs inside
+        the core's callback, before any cancel could be delivered to it, so
+        it is asked of the core each time it is read: a loop that checks
+        ``ctx.cancelled`` stops on a cancel."""
+        if not self._cancelled and self._port.ended():
+            self._cancelled = True
         return self._cancelled
 
     def start_task(self) -> bool:

@@ -247,6 +247,7 @@ def _prototypes(lib: ctypes.CDLL) -> None:
         "polymcp_call_set_input_state": (c_int, [u64, c_char_p, sz]),
         "polymcp_call_fail_data": (c_int, [u64, c_int32, c_char_p, sz, c_char_p, sz]),
         "polymcp_call_complete_text": (c_int, [u64, c_char_p, sz]),
+        "polymcp_call_cancelled": (c_int, [u64]),
     }
     for name, (restype, argtypes) in table.items():
         fn = getattr(lib, name)
@@ -437,6 +438,13 @@ class Library:
         if status == OK:
             return status, ""
         return status, self.last_error() or f"polymcp_call_start_task: error {status}"
+
+    def cancelled(self, call: int) -> bool:
+        """polymcp_call_cancelled (ABI 1.5): whether the call's context has
+        ended while the handler still runs (False once the call is over, or
+        with an older library)."""
+        fn = getattr(self.cdll, "polymcp_call_cancelled", None)
+        return fn is not None and fn(c_uint64(call)) == 1
 
     def has_input_state(self) -> bool:
         return self.has("polymcp_call_set_input_state")

@@ -32,6 +32,17 @@ type Copier interface {
 	CopiesMessages()
 }
 
+// AnswerCopier is implemented by a Sink that is done with a request's
+// answer when Send returns, having copied it, but keeps the other messages
+// it is sent as they are (a Streamable HTTP reply, whose notifications are
+// made afresh for it anyway). The dispatcher encodes answers to it into a
+// recycled buffer, as for a Copier.
+type AnswerCopier interface {
+	Sink
+	// CopiesAnswers marks the sink; it does nothing.
+	CopiesAnswers()
+}
+
 // Abandoner is implemented by a Sink that must learn when the request it
 // was given for will get no answer at all (the client cancelled it, the
 // session closed): a Streamable HTTP reply then ends its response instead

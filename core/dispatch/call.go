@@ -122,10 +122,14 @@ func (c *call) shape(res spec.Result) {
 }
 
 // sendResult encodes and sends a shaped result, from a recycled buffer: a
-// sink that copies what it is sent (transport.Copier) takes it as it is,
-// which spares an allocation of the answer's size; any other gets a copy.
+// sink that copies what it is sent (transport.Copier, AnswerCopier) takes
+// it as it is, which spares an allocation of the answer's size; any other
+// gets a copy.
 func (c *call) sendResult(res spec.Result) error {
 	_, copies := c.reply.(transport.Copier)
+	if !copies {
+		_, copies = c.reply.(transport.AnswerCopier)
+	}
 	send := func(msg []byte) {
 		if !copies {
 			msg = bytes.Clone(msg)

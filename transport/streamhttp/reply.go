@@ -34,8 +34,8 @@ type reply struct {
 	// written again (the writer reads what take gave it unlocked).
 	first     [1][]byte
 	firstUsed bool
-	// owned holds the copy of the first message, a buffer of kept's that
-	// goes back when the writer leaves.
+	// owned holds the copy of the answer, a buffer of kept's that goes
+	// back when the writer leaves.
 	owned    *[]byte
 	bytes    int
 	final    bool // the answer is among the messages
@@ -100,11 +100,12 @@ func (p *Prepared) reply(e *Engine) *reply {
 }
 
 // Send implements transport.Sink. It never blocks: a writer that falls
-// more than the limits behind loses its stream. What it keeps of msg is a
-// copy (transport.Copier): the first message's, the answer of most
-// requests, in a recycled buffer, so that a large answer costs no
-// allocation of its size (the dispatcher's encoding buffer is recycled
-// too); a store copies what it keeps itself.
+// more than the limits behind loses its stream. It keeps a copy of the
+// answer (transport.AnswerCopier), in a recycled buffer, so that a large
+// answer costs no allocation of its size (the dispatcher recycles its
+// encoding buffer too); other messages, made for this reply alone, are
+// kept as they are (a sender never changes a message it sent), and a
+// store copies what it keeps itself.
 func (r *reply) Send(msg []byte) error {
 	fin := isFinal(msg)
 	r.mu.Lock()
@@ -128,11 +129,9 @@ func (r *reply) Send(msg []byte) error {
 	}
 	if r.pending == nil && !r.firstUsed {
 		r.pending, r.firstUsed = r.first[:0], true
-		r.owned = kept.Get().(*[]byte)
-		*r.owned = append((*r.owned)[:0], msg...)
-		msg = *r.owned
-	} else {
-		msg = bytes.Clone(msg)
+	}
+	if fin {
+		msg = r.keepLocked(msg)
 	}
 	r.pending = append(r.pending, msg)
 	r.bytes += len(msg)
@@ -143,10 +142,22 @@ func (r *reply) Send(msg []byte) error {
 	return nil
 }
 
-// CopiesMessages implements transport.Copier.
-func (*reply) CopiesMessages() {}
+// CopiesAnswers implements transport.AnswerCopier.
+func (*reply) CopiesAnswers() {}
 
-// kept recycles the buffers of replies' first messages, up to maxKept bytes.
+// keepLocked returns the copy of an answer the reply keeps: in a buffer of
+// kept's, which goes back when the writer leaves (a second answer, in a
+// batch's wake, gets a plain copy).
+func (r *reply) keepLocked(msg []byte) []byte {
+	if r.owned != nil {
+		return bytes.Clone(msg)
+	}
+	r.owned = kept.Get().(*[]byte)
+	*r.owned = append((*r.owned)[:0], msg...)
+	return *r.owned
+}
+
+// kept recycles the buffers of replies' answers, up to maxKept bytes.
 var kept = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxKept = 1 << 20
@@ -327,13 +338,15 @@ func (r *reply) take() (msgs [][]byte, final, overflow bool) {
 
 // leave drops what is waiting; later messages are dropped too unless the
 // reply is resumable, in which case its store keeps them. The writer is
-// done with what it took, so the first message's buffer goes back.
+// done with what it took, so the answer's buffer goes back.
 func (r *reply) leave() {
 	r.mu.Lock()
 	r.gone, r.pending, r.bytes = true, nil, 0
-	if p := r.owned; p != nil && cap(*p) <= maxKept {
+	if p := r.owned; p != nil {
 		r.owned, r.first[0] = nil, nil
-		kept.Put(p)
+		if cap(*p) <= maxKept {
+			kept.Put(p)
+		}
 	}
 	r.mu.Unlock()
 }

@@ -318,8 +318,13 @@ describe("HTTP backpressure", () => {
       );
       if (progress.length === n) {
         assert.equal(messages.at(-1).result.content[0].text, "flooded");
+        assert.ok(received > n * size, `received ${received} bytes`);
+      } else {
+        // Cut: how much got through first depends on when the core's writer
+        // ran while the handler held the JS thread (a loaded machine cut at
+        // 0.3-0.8 MB), so only its being a clean prefix is certain.
+        assert.ok(progress.length > 0, `received ${received} bytes, no whole event`);
       }
-      assert.ok(received > 1 << 20, `received ${received} bytes`);
     } finally {
       await server.close();
       await stop(web);

@@ -137,11 +137,12 @@ func (w *writer) send(msg []byte, held bool) error {
 	case held && w.holding.Load():
 	case lone:
 		// Nothing queued, being written or just sent: the sender writes
-		// it, unless the pipe is full. Waking the writer goroutine for it
-		// cost a thread switch per answer a host sends from its own thread
-		// (a third of a call's latency from Node); in a burst, the writer
-		// gathers what comes while it wakes into one write instead.
-		w.tryLocked()
+		// it, with a write that does not wait for a full pipe. Waking the
+		// writer goroutine for it cost a thread switch per answer a host
+		// sends from its own thread (a third of a call's latency from
+		// Node); in a burst, the writer gathers what comes while it wakes
+		// into one write instead.
+		w.writeNowLocked(w.tryWrite)
 	default:
 		w.ready.Signal() // nearly free when the writer is not waiting
 	}
@@ -162,37 +163,6 @@ func (w *writer) lone() bool {
 	return gap >= loneGap
 }
 
-// tryLocked writes what is pending with one write that does not wait:
-// what the pipe does not take is left first in the queue for the writer
-// goroutine. mu is held on entry and on return, and no write is under way.
-func (w *writer) tryLocked() {
-	batch := w.pending
-	w.pending, w.spare = w.spare[:0], nil
-	w.writing = true
-	w.room.Broadcast()
-	w.mu.Unlock()
-	n, err := w.tryWrite(batch)
-	w.mu.Lock()
-	w.writing = false
-	switch {
-	case err != nil:
-		w.failLocked(err)
-		return
-	case n < len(batch):
-		// Sent meanwhile goes after the rest; rare enough to copy.
-		w.pending = append(batch[n:len(batch):len(batch)], w.pending...)
-	default:
-		if len(w.pending) == 0 {
-			w.pending = batch[:0]
-		} else if cap(batch) <= 4*queueBytes {
-			w.spare = batch[:0]
-		}
-	}
-	if len(w.pending) > 0 || w.closed {
-		w.ready.Signal()
-	}
-}
-
 // flush has the held messages written: by the caller, when no write is
 // under way; else by the writer, which takes pending when its write ends.
 func (w *writer) flush() {
@@ -204,12 +174,17 @@ func (w *writer) flush() {
 	case w.closed || w.dl == nil:
 		w.ready.Signal()
 	default:
-		w.writeLocked()
-		// A message sent meanwhile, or a close, found the write under way:
-		// the writer goroutine waits for it.
-		if len(w.pending) > 0 || w.closed {
-			w.ready.Signal()
-		}
+		w.writeNowLocked(w.write)
+	}
+}
+
+// writeNowLocked writes what is pending on the calling goroutine; what is
+// left (sent meanwhile, or what a write that does not wait left), or a
+// close that found the write under way, is the writer goroutine's.
+func (w *writer) writeNowLocked(write func([]byte) (int, error)) {
+	w.writeLocked(write)
+	if len(w.pending) > 0 || w.closed {
+		w.ready.Signal()
 	}
 }
 
@@ -219,7 +194,7 @@ func (w *writer) run() {
 	defer w.mu.Unlock()
 	for w.err == nil {
 		if len(w.pending) > 0 && !w.writing {
-			w.writeLocked()
+			w.writeLocked(w.write)
 			continue
 		}
 		if w.closed && !w.writing {
@@ -230,35 +205,41 @@ func (w *writer) run() {
 	w.finish.Do(func() { close(w.finished) })
 }
 
-// writeLocked writes what is pending, with mu released during the write.
-// mu is held on entry and on return, and no other write is under way.
-func (w *writer) writeLocked() {
+// writeLocked writes what is pending with write (w.write, or w.tryWrite,
+// which does not wait for a full pipe), with mu released during the write;
+// what write leaves goes first in the queue again. mu is held on entry and
+// on return, and no other write is under way.
+func (w *writer) writeLocked(write func([]byte) (int, error)) {
 	batch := w.pending
 	w.pending, w.spare = w.spare[:0], nil
 	w.writing = true
 	w.room.Broadcast()
 	w.mu.Unlock()
-	err := w.write(batch)
+	n, err := write(batch)
 	w.mu.Lock()
 	w.writing = false
-	if cap(batch) <= 4*queueBytes { // let a huge one-off buffer go
-		w.spare = batch[:0]
-	}
-	if err != nil {
+	switch {
+	case err != nil:
 		w.failLocked(err)
+	case n < len(batch):
+		// Sent meanwhile goes after the rest; rare enough to copy.
+		w.pending = append(batch[n:len(batch):len(batch)], w.pending...)
+	case cap(batch) <= 4*queueBytes: // let a huge one-off buffer go
+		w.spare = batch[:0]
 	}
 }
 
-// write writes b in chunks, each bounded by the timeout.
-func (w *writer) write(b []byte) error {
-	for len(b) > 0 {
-		n := min(len(b), writeChunk)
-		if err := w.writeTimed(b[:n]); err != nil {
-			return err
+// write writes b in chunks, each bounded by the timeout: all of it, or
+// it fails.
+func (w *writer) write(b []byte) (int, error) {
+	for done := 0; done < len(b); {
+		n := min(len(b)-done, writeChunk)
+		if err := w.writeTimed(b[done : done+n]); err != nil {
+			return done, err
 		}
-		b = b[n:]
+		done += n
 	}
-	return nil
+	return len(b), nil
 }
 
 func (w *writer) writeTimed(b []byte) error {

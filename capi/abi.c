@@ -392,6 +392,11 @@ int polymcp_call_start_task(polymcp_call_t c) {
   return pmcpgo_call_start_task(c);
 }
 
+int polymcp_server_batch(polymcp_server_t s, int begin) {
+  GUARD();
+  return pmcpgo_server_batch(s, begin);
+}
+
 int polymcp_call_cancelled(polymcp_call_t c) {
   GUARD();
   return pmcpgo_call_cancelled(c);

@@ -342,6 +342,12 @@ func pmcpgo_call_start_task(c C.uint64_t) (rc C.int) {
 	return result(host.StartTask(uint64(c)))
 }
 
+//export pmcpgo_server_batch
+func pmcpgo_server_batch(s C.uint64_t, begin C.int) (rc C.int) {
+	defer guard(&rc)
+	return result(host.Batch(uint64(s), begin != 0))
+}
+
 //export pmcpgo_call_cancelled
 func pmcpgo_call_cancelled(c C.uint64_t) (rc C.int) {
 	defer guard(&rc)

@@ -574,6 +574,19 @@ int polymcp_call_start_task(polymcp_call_t c);
  */
 int polymcp_call_cancelled(polymcp_call_t c);
 
+/*
+ * Begins (begin != 0) or ends (begin == 0) a batch of the host's answers.
+ * Over stdio, what the server sends while a batch is open is queued, and
+ * the end of the last open batch writes it all at once from the calling
+ * thread, with a write that never waits for a full pipe (the core's writer
+ * takes the rest). A host that answers on one thread, a batch of calls at a
+ * time (an event loop), brackets each batch so: its answers leave in one
+ * write, and the core's writer is not woken for each. Batches nest; each
+ * end must follow a begin; a batch that outgrows the output queue is
+ * written as it goes. No effect on HTTP. Any thread. Since ABI 1.5.
+ */
+int polymcp_server_batch(polymcp_server_t s, int begin);
+
 /* The state kept by polymcp_call_set_input_state in an earlier round of this
  * request (2026-07-28) or earlier in this call; *state is owned by the
  * caller (polymcp_free), empty (len 0) when none. Any thread. */

@@ -39,6 +39,9 @@ type Options struct {
 	// Logger receives the transport's diagnostics; nil means slog.Default().
 	// It must not write to stdout.
 	Logger *slog.Logger
+	// Batch, if set, lets the caller gather what it sends in one go into
+	// one write (see Batch).
+	Batch *Batch
 }
 
 // withDefaults returns a copy of o with every unset field filled in.

@@ -40,6 +40,11 @@ func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Write
 
 	w := newWriter(out, o.WriteTimeout)
 	defer w.release()
+	if o.Batch != nil {
+		w.batch = o.Batch
+		o.Batch.w.Store(w)
+		defer o.Batch.w.CompareAndSwap(w, nil)
+	}
 	// Calls get ctx's values but not its cancellation: the session's Close
 	// below cancels every call in flight, so tying each call to ctx as
 	// well only cost a registration per call (and a watch on it).

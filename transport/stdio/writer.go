@@ -54,6 +54,7 @@ type writer struct {
 	timeout time.Duration
 	dl      deadliner       // nil: writes are timed by watchdog instead
 	raw     syscall.RawConn // for tryWrite; nil when out has no descriptor
+	batch   *Batch          // Options.Batch, or nil
 	epoch   time.Time       // the origin of last
 	watch   *time.Timer     // fires fail(ErrWriteTimeout) when a write hangs
 
@@ -135,6 +136,7 @@ func (w *writer) send(msg []byte, held bool) error {
 	w.pending = AppendLine(w.pending, msg)
 	switch {
 	case held && w.holding.Load():
+	case w.batch.holding(): // its End writes it
 	case lone:
 		// Nothing queued, being written or just sent: the sender writes
 		// it, with a write that does not wait for a full pipe. Waking the
@@ -175,6 +177,21 @@ func (w *writer) flush() {
 		w.ready.Signal()
 	default:
 		w.writeNowLocked(w.write)
+	}
+}
+
+// flushBatch writes what a Batch held, from the caller's thread when no
+// write is under way (one that is takes it after), with a write that does
+// not wait for a full pipe.
+func (w *writer) flushBatch() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case len(w.pending) == 0 || w.writing || w.err != nil:
+	case w.closed || w.raw == nil:
+		w.ready.Signal()
+	default:
+		w.writeNowLocked(w.tryWrite)
 	}
 }
 

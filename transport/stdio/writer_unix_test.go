@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,4 +75,67 @@ func TestWriterDirectWritesOnPipe(t *testing.T) {
 		next[g]++
 		assert.Equal(t, `{"id":"`+fmt.Sprintf("%d-%d", g, i)+`","pad":"`+strings.Repeat("x", (g*each+i)%7*3000)+`"}`, l)
 	}
+}
+
+// countingPipe is a pipe's write end that counts the writes made to it.
+type countingPipe struct {
+	*os.File
+	writes atomic.Int32
+}
+
+func (c *countingPipe) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.File.Write(p)
+}
+
+// What is sent while a Batch is open waits for its End, whichever
+// goroutine sends it, and then leaves in one write; nested batches write
+// at the outer End; with no batch open, a lone message goes at once.
+func TestBatchGathersIntoOneWrite(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	w := newWriter(pw, time.Minute) // raw and deadlines from the *os.File
+	counted := &countingPipe{File: pw}
+	w.out = counted // writes through tryWrite go to the descriptor; count the writer's too
+	var b Batch
+	w.batch = &b
+	b.w.Store(w)
+	lines := bufio.NewReader(pr)
+	// The writer goroutine writes whatever is queued whenever it is awake;
+	// a batch only keeps it from being woken. Let it park first.
+	time.Sleep(20 * time.Millisecond)
+
+	b.Begin()
+	b.Begin()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() { assert.NoError(t, w.Send(fmt.Appendf(nil, `{"n":%d}`, i))) })
+	}
+	wg.Wait()
+	b.End()
+	require.NoError(t, pr.SetReadDeadline(time.Now().Add(20*time.Millisecond)))
+	n, err := pr.Read(make([]byte, 64))
+	assert.ErrorIs(t, err, os.ErrDeadlineExceeded, "nothing is written while a batch is open (%d bytes were)", n)
+	require.NoError(t, pr.SetReadDeadline(time.Time{}))
+	b.End()
+	got := map[string]bool{}
+	for range 20 {
+		l, err := lines.ReadString('\n')
+		require.NoError(t, err)
+		got[l] = true
+	}
+	assert.Len(t, got, 20)
+	assert.Zero(t, counted.writes.Load(), "the End wrote them itself, in one write that did not wait")
+
+	time.Sleep(2 * loneGap)
+	require.NoError(t, w.Send([]byte(`{"lone":true}`)))
+	l, err := lines.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "{\"lone\":true}\n", l)
+
+	w.close()
+	<-w.finished
+	require.NoError(t, w.result())
+	pw.Close()
 }

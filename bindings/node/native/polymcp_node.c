@@ -47,7 +47,8 @@
   X(polymcp_server_http) X(polymcp_http_cancel) X(polymcp_call_input)         \
   X(polymcp_call_input_state) X(polymcp_call_set_input_state)                 \
   X(polymcp_call_fail_data) X(polymcp_call_complete_text)                     \
-  X(polymcp_server_add_task_tool) X(polymcp_call_start_task)
+  X(polymcp_server_add_task_tool) X(polymcp_call_start_task)                   \
+  X(polymcp_server_batch)
 
 static struct {
   void *dl;
@@ -233,9 +234,13 @@ typedef struct server_ctx {
   /* Written by the JS thread, read by Go threads waiting to write HTTP. */
   _Atomic bool closing;
   _Atomic bool gone; /* the tsfn was finalized: nothing reaches JS any more */
+  /* Events posted and not yet delivered: the JS thread is in a batch of
+   * them (polymcp_server_batch) until it has delivered the last one. */
+  _Atomic int queued;
   /* JS thread only. */
   bool refed;        /* the tsfn keeps the event loop alive */
   bool serving;      /* serve_* or close was called: stay alive until finalized */
+  bool batching;     /* a polymcp_server_batch is open */
   uint32_t exchanges; /* host-owned HTTP exchanges not ended yet */
 } server_ctx;
 
@@ -291,9 +296,33 @@ static void ctx_retain(server_ctx *ctx) {
 /* Any thread: queues ev for the JS thread; false (ev untouched) if JS is gone. */
 static bool post_event(server_ctx *ctx, event *ev) {
   pthread_mutex_lock(&ctx->mu);
+  /* Counted before it can be delivered, so the count never goes below. */
+  atomic_fetch_add(&ctx->queued, 1);
   bool ok = ctx->tsfn != NULL && napi_call_threadsafe_function(ctx->tsfn, ev, napi_tsfn_nonblocking) == napi_ok;
+  if (!ok) {
+    atomic_fetch_sub(&ctx->queued, 1);
+  }
   pthread_mutex_unlock(&ctx->mu);
   return ok;
+}
+
+/*
+ * JS thread: the answers JS gives while delivering a run of events, up to
+ * the last one queued, leave in one write (polymcp_server_batch over stdio):
+ * the core's writer is not woken for each run, nor its first answer written
+ * alone. The batch ends when no event is left to deliver.
+ */
+static void batch_begin(server_ctx *ctx) {
+  if (!ctx->batching && ctx->handle != 0 && lib.polymcp_server_batch(ctx->handle, 1) == POLYMCP_OK) {
+    ctx->batching = true;
+  }
+}
+
+static void batch_delivered(server_ctx *ctx) {
+  if (atomic_fetch_sub(&ctx->queued, 1) == 1 && ctx->batching) {
+    ctx->batching = false;
+    lib.polymcp_server_batch(ctx->handle, 0);
+  }
 }
 
 /* Any thread: gives up one hold on the tsfn (acquired, or the initial one). */
@@ -364,8 +393,10 @@ static void call_js(napi_env env, napi_value fn, void *context, void *data) {
       fail_unseen(ev->call);
     }
     event_free(ev);
+    batch_delivered(ctx);
     return;
   }
+  batch_begin(ctx);
   if (ev->type == EV_HTTP_END && ctx->exchanges > 0) {
     ctx->exchanges--;
     update_ref(env, ctx);
@@ -393,6 +424,7 @@ static void call_js(napi_env env, napi_value fn, void *context, void *data) {
     fail_unseen(ev->call);
   }
   event_free(ev);
+  batch_delivered(ctx);
 }
 
 /* JS thread, also at environment teardown (whatever threads hold the tsfn). */

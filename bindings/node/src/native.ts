@@ -153,8 +153,9 @@ export const Status = {
 /** The ABI this binding was written against: it refuses another major or an older minor. */
 export const ABI_MAJOR = 1;
 // 1.1: polymcp_call_input and the input state; 1.2: polymcp_call_fail_data; 1.3: polymcp_call_complete_text;
-// 1.4: the tasks extension (polymcp_server_add_task_tool, polymcp_call_start_task, the task options)
-export const ABI_MINOR = 4;
+// 1.4: the tasks extension (polymcp_server_add_task_tool, polymcp_call_start_task, the task options);
+// 1.5: polymcp_server_batch (the addon brackets each run of events it delivers) and polymcp_call_cancelled
+export const ABI_MINOR = 5;
 
 /** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
 export function prebuildDir(root = join(__dirname, "..")): string {

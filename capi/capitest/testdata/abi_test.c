@@ -330,6 +330,7 @@ static void test_bad_handles(void) {
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_notify(b, S("x"), NULL, 0));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_serve_stdio(b, NULL, 0));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_wait(b, 0));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_batch(b, 1));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_close(b));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_free(b));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_session_open(b, NULL, 0, on_send, &h, &ss));
@@ -615,6 +616,11 @@ static void test_stdio_pipes(void) {
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}\n";
   CHECK(write(in[1], INIT, sizeof INIT - 1) > 0 && write(in[1], "\n", 1) == 1, "write");
   CHECK(write(in[1], call, sizeof call - 1) > 0, "write");
+  /* Batches nest; the answers leave by the last end at the latest. */
+  OK(polymcp_server_batch(h.server, 1));
+  OK(polymcp_server_batch(h.server, 1));
+  OK(polymcp_server_batch(h.server, 0));
+  OK(polymcp_server_batch(h.server, 0));
   char buf[4096];
   size_t got = 0;
   while (!memmem(buf, got, "\"id\":1,", 7)) {

@@ -8,6 +8,22 @@ import (
 	"github.com/polymcp/polymcp/transport/stdio"
 )
 
+// Batch begins (begin) or ends a batch of the host's answers: over stdio,
+// what is sent between the two goes out in one write when the last batch
+// open ends.
+func Batch(h uint64, begin bool) error {
+	s, err := lookupServer(h)
+	if err != nil {
+		return err
+	}
+	if begin {
+		s.batch.Begin()
+	} else {
+		s.batch.End()
+	}
+	return nil
+}
+
 // ServeStdio serves one client over a pair of descriptors (stdin and
 // stdout by default) in the background. The transport writes through a
 // duplicate of the output descriptor, so a client that went away is an
@@ -31,6 +47,7 @@ func ServeStdio(h uint64, options []byte) error {
 		return err
 	}
 	opts := cfg.options(s.log)
+	opts.Batch = &s.batch
 	return s.startTransport("stdio", func(ctx context.Context) error {
 		return stdio.ServeFD(ctx, s.srv, in, out, opts)
 	})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/mcp"
+	"github.com/polymcp/polymcp/transport/stdio"
 	"github.com/polymcp/polymcp/transport/streamhttp"
 )
 
@@ -53,6 +54,10 @@ type Server struct {
 	serving    sync.WaitGroup
 
 	tags tagTable
+
+	// batch gathers the answers the host gives in one go over stdio
+	// (polymcp_server_batch).
+	batch stdio.Batch
 
 	// The Engine of host-owned HTTP (polymcp_server_http), made on first use.
 	httpCfg    HTTPConfig

@@ -30,8 +30,22 @@ func plainLen(b []byte) int {
 	return i
 }
 
-// plainLenString is plainLen for a string.
-func plainLenString(s string) int { return plainLen(stringBytes(s)) }
+// plainPrefix is plainLen for the scanners' hot loops, where most strings
+// are short (member names, small values): its first words are looked at
+// inline, with no call, and only a run longer than that goes to plainLen.
+// It stops at a byte that needs a look or within 8 bytes of the end.
+func plainPrefix(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if m := special(load64(b, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		if i == 24 {
+			return 32 + plainLen(b[32:])
+		}
+	}
+	return i
+}
 
 // asciiPrefix returns the length of the ASCII prefix of b.
 func asciiPrefix(b []byte) int {

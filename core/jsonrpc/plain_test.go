@@ -53,6 +53,7 @@ func TestPlainAndASCIIPrefix(t *testing.T) {
 					if got, want := plainLen(b), plainRef(b); got != want {
 						t.Fatalf("plainLen: %d bytes, 0x%02x at %d: %d, want %d", n, c, at, got, want)
 					}
+					checkPlainPrefix(t, b)
 					if got, want := asciiPrefix(b), asciiRef(b); got != want {
 						t.Fatalf("asciiPrefix: %d bytes, 0x%02x at %d: %d, want %d", n, c, at, got, want)
 					}
@@ -73,6 +74,17 @@ func TestPlainFirstOfSeveral(t *testing.T) {
 	})
 }
 
+// checkPlainPrefix holds plainPrefix to its contract: all it skips is
+// plain, and it stops at a byte that needs a look or within 8 bytes of the
+// end.
+func checkPlainPrefix(t *testing.T, b []byte) {
+	t.Helper()
+	got, want := plainPrefix(b), plainRef(b)
+	if got > want || got < want && got+8 <= len(b) {
+		t.Fatalf("plainPrefix(%q) = %d; the first byte that needs a look is at %d", b, got, want)
+	}
+}
+
 func FuzzPlainLen(f *testing.F) {
 	f.Add([]byte(strings.Repeat("a", 70) + `"`))
 	f.Add([]byte(strings.Repeat("é", 40)))
@@ -84,6 +96,7 @@ func FuzzPlainLen(f *testing.F) {
 		if got, want := asciiPrefix(b), asciiRef(b); got != want {
 			t.Fatalf("asciiPrefix(%q) = %d, want %d", b, got, want)
 		}
+		checkPlainPrefix(t, b)
 	})
 }
 

@@ -264,9 +264,9 @@ func scanString(data []byte, i int) (int, bool, problem) {
 	esc := false
 	i++
 	for {
-		// Most string bytes are plain ASCII: skip them in bulk, up to the
-		// first byte that needs a look.
-		i += plainLen(data[i:])
+		// Most string bytes are plain ASCII: skip them up to the first
+		// byte that needs a look.
+		i += plainPrefix(data[i:])
 		if i >= len(data) {
 			return i, esc, probChar
 		}

@@ -22,7 +22,7 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start, i := 0, 0
 	for i < len(s) {
-		i += plainLenString(s[i:])
+		i += plainPrefix(stringBytes(s[i:]))
 		if i >= len(s) {
 			break
 		}

@@ -39,6 +39,9 @@ func (w *writer) tryWrite(b []byte) (int, error) {
 				}
 				break
 			}
+			if m <= 0 {
+				break // no progress: the writer goroutine takes over
+			}
 			n += m
 		}
 		return true // never wait: the writer goroutine does that

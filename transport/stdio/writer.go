@@ -132,12 +132,12 @@ func (w *writer) send(msg []byte, held bool) error {
 	case w.closed:
 		return ErrClosed
 	}
-	lone := len(w.pending) == 0 && !w.writing && w.raw != nil && w.lone()
+	alone := len(w.pending) == 0 && !w.writing
 	w.pending = AppendLine(w.pending, msg)
 	switch {
 	case held && w.holding.Load():
 	case w.batch.holding(): // its End writes it
-	case lone:
+	case alone && w.raw != nil && w.lone():
 		// Nothing queued, being written or just sent: the sender writes
 		// it, with a write that does not wait for a full pipe. Waking the
 		// writer goroutine for it cost a thread switch per answer a host
@@ -156,8 +156,9 @@ func (w *writer) send(msg []byte, held bool) error {
 // answers of a burst.
 const loneGap = 50 * time.Microsecond
 
-// lone reports whether the last message was sent loneGap ago or more, and
-// notes this one's time. mu is held.
+// lone reports whether the last message that could be written at once was
+// sent loneGap ago or more, and notes this one's time. mu is held. Asked
+// only of such a message, so that held answers cost no clock read.
 func (w *writer) lone() bool {
 	now := time.Since(w.epoch)
 	gap := now - w.last
@@ -171,13 +172,7 @@ func (w *writer) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.holding.Store(false)
-	switch {
-	case len(w.pending) == 0 || w.writing || w.err != nil:
-	case w.closed || w.dl == nil:
-		w.ready.Signal()
-	default:
-		w.writeNowLocked(w.write)
-	}
+	w.flushLocked(w.dl != nil, w.write)
 }
 
 // flushBatch writes what a Batch held, from the caller's thread when no
@@ -186,12 +181,19 @@ func (w *writer) flush() {
 func (w *writer) flushBatch() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.flushLocked(w.raw != nil, w.tryWrite)
+}
+
+// flushLocked has what is pending written: with write by the caller when
+// it may write here (here) and no write is under way, else by the writer
+// goroutine (a write under way takes pending when it ends).
+func (w *writer) flushLocked(here bool, write func([]byte) (int, error)) {
 	switch {
 	case len(w.pending) == 0 || w.writing || w.err != nil:
-	case w.closed || w.raw == nil:
+	case w.closed || !here:
 		w.ready.Signal()
 	default:
-		w.writeNowLocked(w.tryWrite)
+		w.writeNowLocked(write)
 	}
 }
 

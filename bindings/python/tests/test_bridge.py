@@ -15,6 +15,8 @@ from polymcp._bridge import Bridge
 from polymcp._handlers import Kind
 from polymcp._loop import LoopThread
 
+from .wire import until_cancelled
+
 WAIT = 10.0  # a failure bound only, never a timing assertion
 
 
@@ -261,10 +263,7 @@ def test_cancel_sets_the_flag_of_a_sync_handler(loop: Any) -> None:
     @server.tool()
     def poll(ctx: polymcp.Context) -> str:
         started.set()
-        deadline = time.monotonic() + WAIT
-        while not ctx.cancelled and time.monotonic() < deadline:
-            time.sleep(0.001)
-        return "stopped" if ctx.cancelled else "timed out"
+        return "stopped" if until_cancelled(ctx, WAIT) else "timed out"
 
     worker = threading.Thread(target=bridge.on_call,
                               args=(4, Kind.TOOL, tool_tag(server, "poll"), params("poll")))
@@ -379,10 +378,7 @@ def test_a_sync_task_handler_runs_on_its_own_thread_and_hears_of_cancellation(lo
     def spin(ctx: polymcp.Context) -> str:
         threads.append(threading.get_ident())
         started.set()
-        deadline = time.monotonic() + WAIT
-        while not ctx.cancelled and time.monotonic() < deadline:
-            time.sleep(0.002)
-        return "cancelled" if ctx.cancelled else "timed out"
+        return "cancelled" if until_cancelled(ctx, WAIT, 0.002) else "timed out"
 
     @server.tool(task="required")
     def quick() -> str:

@@ -15,7 +15,7 @@ import pytest
 import polymcp
 from polymcp import _native
 
-from .wire import INIT, INITIALIZED, WAIT, Peer
+from .wire import INIT, INITIALIZED, WAIT, Peer, until_cancelled
 
 
 @pytest.fixture(scope="module")
@@ -158,10 +158,7 @@ def test_a_sync_handler_inside_on_call_sees_cancellation(lib: _native.Library) -
     @server.tool()
     def poll(ctx: polymcp.Context) -> str:
         started.set()
-        deadline = time.monotonic() + WAIT
-        while not ctx.cancelled and time.monotonic() < deadline:
-            time.sleep(0.001)
-        if ctx.cancelled:
+        if until_cancelled(ctx):
             stopped.set()
         return "after the cancel"
 

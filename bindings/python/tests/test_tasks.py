@@ -22,7 +22,7 @@ from polymcp import _native, everything
 
 from .httpwire import SERVER_INFO, modern_headers, request
 from .test_stdio import Child
-from .wire import INIT, INITIALIZED, WAIT, Peer
+from .wire import INIT, INITIALIZED, WAIT, Peer, until_cancelled
 
 MODERN = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
@@ -271,10 +271,7 @@ def test_tasks_cancel_cancels_the_handler(lib: _native.Library) -> None:
     @server.tool(task="optional")
     def spin(ctx: polymcp.Context) -> str:
         sync_started.set()
-        deadline = time.monotonic() + WAIT
-        while not ctx.cancelled and time.monotonic() < deadline:
-            time.sleep(0.005)
-        if ctx.cancelled:
+        if until_cancelled(ctx, poll=0.005):
             sync_cancelled.set()
         return "stopped"
 

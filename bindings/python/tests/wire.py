@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 WAIT = 30.0  # a failure bound only, never a timing assertion
+
+
+def until_cancelled(ctx: Any, timeout: float = WAIT, poll: float = 0.001) -> bool:
+    """Polls ctx.cancelled, as a sync handler that honours cancellation
+    does, until it turns true or timeout passes; whether it did."""
+    deadline = time.monotonic() + timeout
+    while not ctx.cancelled and time.monotonic() < deadline:
+        time.sleep(poll)
+    return bool(ctx.cancelled)
 
 INIT = (b'{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":'
         b'"2025-06-18","capabilities":{},"clientInfo":{"name":"pytest","version":"1"}}}')

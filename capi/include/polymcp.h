@@ -117,9 +117,12 @@ const char *polymcp_version(void);
  *   "log_level": s     threshold of every server's on_log: "debug", "info",
  *                      "warn" (default) or "error".
  *   "gc_percent": n    the Go collector's GOGC: positive, or -1 for off.
- *                      Default 200 (Go's is 100) unless the GOGC environment
- *                      variable, which the Go runtime reads itself, is set.
- *                      Since ABI 1.2.
+ *                      By default (unless the GOGC environment variable,
+ *                      which the Go runtime reads itself, is set) it
+ *                      follows the live heap: Go's 100 up to 1.3 MiB live,
+ *                      rising to 200 at 2.7 MiB, so small calls keep a 4 MiB
+ *                      heap and large ones the headroom that saves them CPU.
+ *                      Setting it ends that. Since ABI 1.2.
  *   "memory_limit_bytes": n   the Go runtime's soft memory limit (GOMEMLIMIT),
  *                      positive; with "gc_percent":-1 the collector runs
  *                      only near it. Since ABI 1.2.

@@ -2,11 +2,22 @@ package gcdefault
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
+
+// unsetGOGC leaves GOGC unset for the test and restores the collector.
+func unsetGOGC(t *testing.T) {
+	old := debug.SetGCPercent(150)
+	t.Cleanup(func() { Set(old) })
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC") // t.Setenv restores it afterwards
+}
 
 func TestApply(t *testing.T) {
 	for _, tc := range []struct {
@@ -28,4 +39,97 @@ func TestApply(t *testing.T) {
 			assert.Equal(t, tc.want, debug.SetGCPercent(old))
 		})
 	}
+}
+
+func TestPercentFor(t *testing.T) {
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, floor},
+		{1 << 20, floor},
+		{Knee, floor},
+		{2 << 20, 150},
+		{2 * Knee, Percent},
+		{64 << 20, Percent},
+	} {
+		assert.Equal(t, tc.want, percentFor(tc.live), "live %d", tc.live)
+	}
+}
+
+func TestObserve(t *testing.T) {
+	s := &scaler{percent: floor}
+	for range rising {
+		p, change := s.observe(1 << 20)
+		assert.Equal(t, floor, p)
+		assert.False(t, change)
+	}
+	// A large heap raises the setting only once it has lasted rising cycles.
+	for range rising - 1 {
+		_, change := s.observe(16 << 20)
+		assert.False(t, change, "a burst")
+	}
+	p, change := s.observe(16 << 20)
+	assert.True(t, change)
+	assert.Equal(t, Percent, p)
+	// A small one lowers it at once.
+	p, change = s.observe(1 << 20)
+	assert.True(t, change)
+	assert.Equal(t, floor, p)
+	// Moves under step are left alone.
+	for range rising {
+		s.observe(Knee + Knee*(step-1)/100)
+	}
+	assert.Equal(t, floor, s.percent)
+}
+
+// settles waits for the collector's setting to become want, collecting
+// meanwhile (the scaling runs after collections, on another goroutine).
+func settles(t *testing.T, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		got := debug.SetGCPercent(-1)
+		debug.SetGCPercent(got)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the setting stayed %d, want %d", got, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+var kept []byte
+
+func TestApplyScaled(t *testing.T) {
+	unsetGOGC(t)
+	ApplyScaled()
+	require.True(t, Scaling())
+	settles(t, floor) // this test's own heap is small
+
+	kept = make([]byte, 3*Knee) // a live heap of three knees
+	settles(t, Percent)
+	kept = nil
+	settles(t, floor)
+
+	assert.Equal(t, floor, Set(150), "Set returns the setting it replaces")
+	assert.False(t, Scaling())
+	kept = make([]byte, 3*Knee)
+	for range 2 * rising {
+		runtime.GC()
+	}
+	kept = nil
+	assert.Equal(t, 150, debug.SetGCPercent(150), "Set ends the scaling")
+}
+
+func TestApplyScaledLeavesGOGC(t *testing.T) {
+	t.Setenv("GOGC", "150")
+	old := debug.SetGCPercent(150)
+	t.Cleanup(func() { debug.SetGCPercent(old) })
+	ApplyScaled()
+	assert.False(t, Scaling())
+	assert.Equal(t, 150, debug.SetGCPercent(150))
 }

@@ -53,7 +53,7 @@ type ProcessConfig struct {
 
 // The library's Go runtime collects at gcdefault.Percent unless GOGC is
 // set (see gcdefault for why and what it measured).
-func init() { gcdefault.Apply() }
+func init() { gcdefault.ApplyScaled() }
 
 // decodeStrict decodes an options object, refusing unknown members so a
 // misspelt option fails instead of silently meaning the default. Options
@@ -160,7 +160,7 @@ func Configure(raw []byte) error {
 		runtime.GOMAXPROCS(*c.MaxProcs)
 	}
 	if c.GCPercent != nil {
-		debug.SetGCPercent(*c.GCPercent)
+		gcdefault.Set(*c.GCPercent)
 	}
 	if c.MemoryLimit != nil {
 		debug.SetMemoryLimit(*c.MemoryLimit)

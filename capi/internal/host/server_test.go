@@ -230,7 +230,7 @@ func TestSessionClose(t *testing.T) {
 
 func TestConfigureCollector(t *testing.T) {
 	if _, set := os.LookupEnv("GOGC"); !set {
-		assert.Equal(t, gcdefault.Percent, debug.SetGCPercent(gcdefault.Percent), "the library's default")
+		assert.True(t, gcdefault.Scaling(), "the library's default scales with the live heap")
 	}
 	before := debug.SetGCPercent(-1)
 	debug.SetGCPercent(before)
@@ -241,6 +241,7 @@ func TestConfigureCollector(t *testing.T) {
 		assert.Equal(t, EInvalid, CodeOf(Configure([]byte(bad))), bad)
 	}
 	require.NoError(t, Configure([]byte(`{"gc_percent":350,"memory_limit_bytes":536870912}`)))
+	assert.False(t, gcdefault.Scaling(), "a host's setting ends the scaling")
 	assert.Equal(t, 350, debug.SetGCPercent(350))
 	assert.Equal(t, int64(536870912), debug.SetMemoryLimit(-1))
 }

@@ -35,10 +35,15 @@ func methodTable() map[string]method {
 
 // decodeParams reads c's params into v; absent params leave v as is.
 func decodeParams(c *call, v any) error {
+	return decodeParamsWith(jsonrpc.UnmarshalDecoded, c, v)
+}
+
+// decodeParamsWith is decodeParams decoding with unmarshal.
+func decodeParamsWith(unmarshal func([]byte, any) error, c *call, v any) error {
 	if len(c.params) == 0 {
 		return nil
 	}
-	if err := jsonrpc.UnmarshalDecoded(c.params, v); err != nil {
+	if err := unmarshal(c.params, v); err != nil {
 		return invalidParams("invalid params for %s: %s", c.method, jsonrpc.Describe(err, "params"))
 	}
 	return nil
@@ -46,7 +51,8 @@ func decodeParams(c *call, v any) error {
 
 func initialize(_ context.Context, c *call) (spec.Result, error) {
 	var p spec.InitializeParams
-	if err := decodeParams(c, &p); err != nil {
+	// Once a session: not worth a compiled decoder (see UnmarshalRare).
+	if err := decodeParamsWith(jsonrpc.UnmarshalRare, c, &p); err != nil {
 		return nil, err
 	}
 	s := c.s

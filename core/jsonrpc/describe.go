@@ -77,10 +77,15 @@ func typeError(data []byte, v any, err error) error {
 	if t == nil || t.Kind() != reflect.Pointer {
 		return err
 	}
-	again := json.Unmarshal(data, reflect.New(t.Elem()).Interface())
+	return stdTypeError(data, json.Unmarshal(data, reflect.New(t.Elem()).Interface()))
+}
+
+// stdTypeError is typeError for encoding/json's error err in decoding the
+// valid JSON text data (nil if it decoded after all).
+func stdTypeError(data []byte, err error) error {
 	var ut *json.UnmarshalTypeError
 	switch {
-	case errors.As(again, &ut):
+	case errors.As(err, &ut):
 		te := &TypeError{Want: describeType(ut.Type)}
 		if ut.Offset > 0 && ut.Offset <= int64(len(data)) {
 			var start int
@@ -88,8 +93,8 @@ func typeError(data []byte, v any, err error) error {
 			te.Got = describeValue(data[start])
 		}
 		return te
-	case again != nil:
-		return again // an UnmarshalJSON method's own error
+	case err != nil:
+		return err // an UnmarshalJSON method's own error
 	default:
 		return &TypeError{Want: "of the expected shape"}
 	}

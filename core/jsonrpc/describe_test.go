@@ -34,7 +34,7 @@ func TestUnmarshalTypeErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, unmarshal := range []func([]byte, any) error{Unmarshal, UnmarshalDecoded} {
+			for _, unmarshal := range []func([]byte, any) error{Unmarshal, UnmarshalDecoded, UnmarshalRare} {
 				var v target
 				err := unmarshal([]byte(tc.in), &v)
 				require.Error(t, err)
@@ -43,6 +43,34 @@ func TestUnmarshalTypeErrors(t *testing.T) {
 				assert.ErrorAs(t, err, &te)
 			}
 		})
+	}
+}
+
+// TestUnmarshalRareAgrees: encoding/json and sonic decode the same values.
+func TestUnmarshalRareAgrees(t *testing.T) {
+	type inner struct {
+		N    int64   `json:"n"`
+		F    float64 `json:"f,omitempty"`
+		Skip string  `json:"-"`
+	}
+	type target struct {
+		Name  string          `json:"name"`
+		Any   any             `json:"any"`
+		Raw   RawJSON         `json:"raw"`
+		Items []inner         `json:"items"`
+		Map   map[string]bool `json:"map"`
+		Ptr   *inner          `json:"ptr"`
+	}
+	for _, in := range []string{
+		`{"name":"echo","any":{"a":[1,2.5,"x",null,true]},"raw":{"k": [1]},"items":[{"n":9007199254740993,"f":1e300}],"map":{"b":true},"ptr":{"n":-1}}`,
+		`{"NAME":"case folded","unknown":{"ignored":[]},"ptr":null,"items":null}`,
+		`{"name":"\u00fc\ud83d\ude00 \"quoted\" \\ \/","any":12345678901234567890}`,
+		`{}`,
+	} {
+		var want, got target
+		require.NoError(t, Unmarshal([]byte(in), &want), in)
+		require.NoError(t, UnmarshalRare([]byte(in), &got), in)
+		assert.Equal(t, want, got, in)
 	}
 }
 

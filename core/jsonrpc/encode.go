@@ -222,8 +222,8 @@ var api = sonic.Config{
 // holds MarshalResponse to Marshal's output.
 const encoderOptions = encoder.SortMapKeys | encoder.CompactMarshaler | encoder.ValidateString
 
-// Marshal encodes v. It and Unmarshal are polymcp's only JSON entry points,
-// so that every package encodes and decodes the same way.
+// Marshal encodes v. It and the Unmarshal functions are polymcp's only JSON
+// entry points, so that every package encodes and decodes the same way.
 func Marshal(v any) ([]byte, error) { return api.Marshal(v) }
 
 // Unmarshal decodes data into v with encoding/json semantics (numbers in an
@@ -289,6 +289,21 @@ func UnmarshalOwned(data []byte, v any) error {
 	}
 	if err := unmarshal(unsafe.String(unsafe.SliceData(data), len(data)), v, 0); err != nil {
 		return typeError(data, v, err)
+	}
+	return nil
+}
+
+// UnmarshalRare is UnmarshalDecoded for a type decoded a few times in a
+// process's life (a definition a host registers, initialize's params):
+// encoding/json decodes it. sonic first compiles machine code for each
+// type it decodes, which for one tool definition left 3 MiB of garbage
+// and held the heap of a Node or Python host's start, and its resident
+// memory, megabytes above their steady size. Like UnmarshalDecoded, it
+// takes text that Decode or Valid accepted (encoding/json would replace
+// invalid UTF-8 where they refuse it); its errors are Unmarshal's.
+func UnmarshalRare(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return stdTypeError(data, err)
 	}
 	return nil
 }

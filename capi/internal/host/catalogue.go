@@ -98,7 +98,7 @@ func decodeDef(raw []byte, what string, v any) error {
 	if jsonrpc.Valid(raw, jsonrpc.Limits{}) != nil || firstByte(raw) != '{' {
 		return errorf(EInvalid, "%s definition must be one JSON object", what)
 	}
-	if err := jsonrpc.Unmarshal(raw, v); err != nil {
+	if err := jsonrpc.UnmarshalRare(raw, v); err != nil {
 		return errorf(EInvalid, "%s", jsonrpc.Describe(err, what+" definition"))
 	}
 	return nil

@@ -7,7 +7,8 @@
  *
  * Every wait is bounded (FAIL_AFTER_MS) as a failure bound only.
  */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* memmem, dladdr */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -235,6 +236,27 @@ static void check_no_handles(void) {
 static void test_version(void) {
   CHECK(polymcp_abi_version() == ((POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR), "abi %#x", polymcp_abi_version());
   CHECK(strlen(polymcp_version()) > 0, "empty version");
+}
+
+/* The library gives back its relocation table's pages once the loader
+ * has applied it (capi/relocs.c): the mapping at its base address, which
+ * starts with the 1.3 MiB table, keeps almost nothing resident. */
+static void test_relocations_released(void) {
+  Dl_info info;
+  CHECK(dladdr((void *)polymcp_version, &info) != 0 && info.dli_fbase != NULL, "dladdr");
+  char want[32], line[512];
+  snprintf(want, sizeof want, "%lx-", (unsigned long)info.dli_fbase);
+  FILE *f = fopen("/proc/self/smaps", "r");
+  CHECK(f != NULL, "no /proc/self/smaps");
+  long rss_kb = -1;
+  int in = 0;
+  while (fgets(line, sizeof line, f) != NULL && rss_kb < 0) {
+    if (strncmp(line, want, strlen(want)) == 0) in = 1;
+    else if (in && sscanf(line, "Rss: %ld kB", &rss_kb) == 1) break;
+  }
+  fclose(f);
+  CHECK(rss_kb >= 0, "no mapping at %s in smaps", want);
+  CHECK(rss_kb <= 256, "%ld KiB of the relocation table's mapping resident", rss_kb);
 }
 
 static void test_last_error(void) {
@@ -806,6 +828,7 @@ static const struct {
     {"fork", test_fork},
     {"serve_http", test_serve_http},
     {"host_http", test_host_http},
+    {"relocations_released", test_relocations_released},
 };
 
 int main(int argc, char **argv) {

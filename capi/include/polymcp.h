@@ -120,7 +120,8 @@ const char *polymcp_version(void);
  *                      By default (unless the GOGC environment variable,
  *                      which the Go runtime reads itself, is set) it
  *                      follows the live heap: Go's 100 up to 1.3 MiB live,
- *                      rising to 200 at 2.7 MiB, so small calls keep a 4 MiB
+ *                      rising to 200 at 2.7 MiB and while collections come
+ *                      less than 5 ms apart, so small calls keep a 4 MiB
  *                      heap and large ones the headroom that saves them CPU.
  *                      Setting it ends that. Since ABI 1.2.
  *   "memory_limit_bytes": n   the Go runtime's soft memory limit (GOMEMLIMIT),

@@ -12,6 +12,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Percent is the collector's setting (GOGC) unless GOGC is set. Go's 100
@@ -31,17 +32,23 @@ func Apply() {
 }
 
 // ApplyScaled is Apply for libpolymcp.so: unless GOGC is set, the setting
-// follows the live heap, read after every collection. Go's heap goal is
-// at least 4 MiB × GOGC/100, so Percent holds 8 MiB even for the ~1 MiB
-// that a library serving small calls keeps live. Here the setting is Go's
-// own 100 up to Knee of live heap and rises with it to Percent at twice
-// Knee, so the goal runs from 4 MiB to 8 MiB as three times the live
-// heap, then as at Percent. Measured through the Node binding: 16 B calls
-// keep ~1 MiB live and cost the same CPU at 100 as at 200, for 4-5 MiB
-// less peak RSS (a fifteenth of the process's); 64 KiB calls keep 3-5 MiB
-// live and Percent's headroom (100 cost them 20% more CPU). In a host, the
-// interpreter does most of a call's work, so the Go side's memory weighs
-// more than in the polymcp command, which keeps Apply's fixed Percent.
+// follows the live heap and the pace of collections, read after each one.
+// Go's heap goal is at least 4 MiB × GOGC/100, so Percent holds 8 MiB even
+// for the ~1 MiB that a library serving small calls keeps live. Here the
+// setting is Go's own 100 up to Knee of live heap and rises with it to
+// Percent at twice Knee, so the goal runs from 4 MiB to 8 MiB as three
+// times the live heap, then as at Percent; and it is Percent while
+// collections come less than Churn apart, which a small heap that
+// allocates fast would otherwise pay for. Measured here through the Node
+// binding: 16 B calls keep ~1 MiB live, collect every ~15 ms at 100 and
+// cost the same CPU as at 200, for 4-5 MiB less peak RSS (a fifteenth of
+// the process's); 64 KiB calls keep 3-5 MiB live and Percent's headroom.
+// Through the C example, 64 KiB calls one at a time keep ~1 MiB live but
+// collected every 3 ms at 100, which cost them 15% more CPU than 200
+// (16 B calls collect every 8-15 ms at 100, at no cost measured here). In
+// a host the interpreter does most of a call's work, so the Go side's
+// memory weighs more than in the polymcp command, which keeps Apply's
+// fixed Percent.
 func ApplyScaled() {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
@@ -87,6 +94,13 @@ const (
 	// catalogue at start, two or three cycles, would otherwise leave a
 	// heap sized for it, and resident memory with it, long after.
 	rising = 4
+	// Churn is the time between collections under which the setting is
+	// Percent, whatever the live heap.
+	Churn = 5 * time.Millisecond
+	// calm is the time between collections, at Percent, over which
+	// churning ends: at 100 they would come at least half as far apart,
+	// still over Churn, so the setting does not swing back and forth.
+	calm = 3 * Churn
 	// step is the least change worth making: each costs the runtime a
 	// pass over its pacer under the heap lock, and the live heap moves a
 	// little between any two cycles.
@@ -99,19 +113,34 @@ type scaler struct {
 	on      bool
 	armed   bool // a cleanup is waiting for the next collection
 	percent int
-	recent  [rising]uint64 // the live heap after the last collections
+	recent  [rising]uint64        // the live heap after the last collections
+	at      [rising]time.Duration // when they ended
 	cycles  int
+	churn   bool // collections came less than Churn apart
 }
 
 var scale scaler
 
-// observe records the live heap after a collection and returns the
-// setting it calls for, and whether that differs from the current one by
-// at least step. mu is held.
-func (s *scaler) observe(live uint64) (percent int, change bool) {
-	s.recent[s.cycles%rising] = live
+// observe records the live heap after a collection that ended at now (on
+// any monotonic clock) and returns the setting it calls for, and whether
+// that differs from the current one by at least step. mu is held.
+func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bool) {
+	i := s.cycles % rising
+	oldest := s.at[i]
+	s.recent[i], s.at[i] = live, now
 	s.cycles++
+	if s.cycles > rising {
+		switch apart := (now - oldest) / rising; {
+		case apart < Churn:
+			s.churn = true
+		case apart > calm:
+			s.churn = false
+		}
+	}
 	p := percentFor(slices.Min(s.recent[:]))
+	if s.churn {
+		p = Percent
+	}
 	if p-s.percent < step && s.percent-p < step {
 		return s.percent, false
 	}
@@ -137,6 +166,9 @@ func arm() {
 
 var liveHeap = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 
+// epoch is the origin of the scaling's clock.
+var epoch = time.Now()
+
 func rescale() {
 	scale.mu.Lock()
 	defer scale.mu.Unlock()
@@ -146,7 +178,7 @@ func rescale() {
 	}
 	metrics.Read(liveHeap)
 	if liveHeap[0].Value.Kind() == metrics.KindUint64 {
-		if p, change := scale.observe(liveHeap[0].Value.Uint64()); change {
+		if p, change := scale.observe(liveHeap[0].Value.Uint64(), time.Since(epoch)); change {
 			debug.SetGCPercent(p)
 		}
 	}

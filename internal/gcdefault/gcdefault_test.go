@@ -59,32 +59,56 @@ func TestPercentFor(t *testing.T) {
 
 func TestObserve(t *testing.T) {
 	s := &scaler{percent: floor}
+	var now time.Duration
+	next := func(live uint64) (int, bool) { // a collection every 2 Churn
+		now += 2 * Churn
+		return s.observe(live, now)
+	}
 	for range rising {
-		p, change := s.observe(1 << 20)
+		p, change := next(1 << 20)
 		assert.Equal(t, floor, p)
 		assert.False(t, change)
 	}
 	// A large heap raises the setting only once it has lasted rising cycles.
 	for range rising - 1 {
-		_, change := s.observe(16 << 20)
+		_, change := next(16 << 20)
 		assert.False(t, change, "a burst")
 	}
-	p, change := s.observe(16 << 20)
+	p, change := next(16 << 20)
 	assert.True(t, change)
 	assert.Equal(t, Percent, p)
 	// A small one lowers it at once.
-	p, change = s.observe(1 << 20)
+	p, change = next(1 << 20)
 	assert.True(t, change)
 	assert.Equal(t, floor, p)
 	// Moves under step are left alone.
 	for range rising {
-		s.observe(Knee + Knee*(step-1)/100)
+		next(Knee + Knee*(step-1)/100)
 	}
 	assert.Equal(t, floor, s.percent)
 }
 
+func TestObserveChurn(t *testing.T) {
+	s := &scaler{percent: floor}
+	var now time.Duration
+	every := func(apart time.Duration, n int) (p int) {
+		for range n {
+			now += apart
+			p, _ = s.observe(1<<20, now)
+		}
+		return p
+	}
+	assert.Equal(t, floor, every(Churn+time.Millisecond, 2*rising), "apart enough")
+	assert.Equal(t, Percent, every(Churn/2, rising), "a small heap that churns")
+	// At Percent, collections come further apart; that is no reason to
+	// go back to a setting that would make them churn again.
+	assert.Equal(t, Percent, every(calm-time.Millisecond, 2*rising))
+	assert.Equal(t, floor, every(calm+time.Millisecond, rising), "calm")
+}
+
 // settles waits for the collector's setting to become want, collecting
-// meanwhile (the scaling runs after collections, on another goroutine).
+// meanwhile (the scaling runs after collections, on another goroutine),
+// calm apart so that it does not see churn.
 func settles(t *testing.T, want int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -98,7 +122,7 @@ func settles(t *testing.T, want int) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the setting stayed %d, want %d", got, want)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(calm + 5*time.Millisecond)
 	}
 }
 

@@ -41,7 +41,8 @@ export function version(): string {
 export interface NativeSettings {
   /**
    * The Go collector's GOGC: positive, or -1 for off. Unless GOGC is set, the library's
-   * default follows the live heap, from Go's 100 for a small one to 200 from 2.7 MiB.
+   * default follows the live heap, from Go's 100 for a small one to 200 from 2.7 MiB (and
+   * while collections come less than 5 ms apart).
    */
   gcPercent?: number;
   /** The Go runtime's soft memory limit (GOMEMLIMIT), in bytes. */

@@ -35,20 +35,18 @@ func Apply() {
 // follows the live heap and the pace of collections, read after each one.
 // Go's heap goal is at least 4 MiB × GOGC/100, so Percent holds 8 MiB even
 // for the ~1 MiB that a library serving small calls keeps live. Here the
-// setting is Go's own 100 up to Knee of live heap and rises with it to
-// Percent at twice Knee, so the goal runs from 4 MiB to 8 MiB as three
-// times the live heap, then as at Percent; and it is Percent while
-// collections come less than Churn apart, which a small heap that
-// allocates fast would otherwise pay for. Measured here through the Node
-// binding: 16 B calls keep ~1 MiB live, collect every ~15 ms at 100 and
-// cost the same CPU as at 200, for 4-5 MiB less peak RSS (a fifteenth of
-// the process's); 64 KiB calls keep 3-5 MiB live and Percent's headroom.
-// Through the C example, 64 KiB calls one at a time keep ~1 MiB live but
-// collected every 3 ms at 100, which cost them 15% more CPU than 200
-// (16 B calls collect every 8-15 ms at 100, at no cost measured here). In
-// a host the interpreter does most of a call's work, so the Go side's
-// memory weighs more than in the polymcp command, which keeps Apply's
-// fixed Percent.
+// setting is Go's own 100 up to 1.3 MiB of live heap and rises with it to
+// Percent at 2.7 MiB, so the goal runs from 4 MiB to 8 MiB as three times
+// the live heap, then as at Percent; and it is Percent while collections
+// come less than 5 ms apart, which a small heap that allocates fast would
+// otherwise pay for. Measured here through the Node binding: 16 B calls
+// keep ~1 MiB live, collect every 8-15 ms at 100 and cost the same CPU as
+// at 200, for 4-5 MiB less peak RSS (a fifteenth of the process's); 64 KiB
+// calls keep 3-5 MiB live and Percent's headroom. Through the C example,
+// 64 KiB calls one at a time keep ~1 MiB live but collected every 3 ms at
+// 100, which cost them 15% more CPU than 200. In a host the interpreter
+// does most of a call's work, so the Go side's memory weighs more than in
+// the polymcp command, which keeps Apply's fixed Percent.
 func ApplyScaled() {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
@@ -85,22 +83,23 @@ func Scaling() bool {
 }
 
 const (
-	// floor is the setting for a live heap up to Knee: Go's default.
+	// floor is the setting for a live heap up to knee: Go's default.
 	floor = 100
-	// Knee is the live heap from which the scaled setting rises.
-	Knee = 4 << 20 / 3
+	// knee is the live heap from which the scaled setting rises.
+	knee = 4 << 20 / 3
 	// rising is how many collections in a row must find the live heap
 	// large before the setting rises: the burst of registering a
 	// catalogue at start, two or three cycles, would otherwise leave a
 	// heap sized for it, and resident memory with it, long after.
 	rising = 4
-	// Churn is the time between collections under which the setting is
+	// churn is the time between collections under which the setting is
 	// Percent, whatever the live heap.
-	Churn = 5 * time.Millisecond
+	churn = 5 * time.Millisecond
 	// calm is the time between collections, at Percent, over which
-	// churning ends: at 100 they would come at least half as far apart,
-	// still over Churn, so the setting does not swing back and forth.
-	calm = 3 * Churn
+	// churning ends: at 100, with under half the headroom, they would
+	// come over 6 ms apart, still over churn, so the setting does not
+	// swing back and forth.
+	calm = 3 * churn
 	// step is the least change worth making: each costs the runtime a
 	// pass over its pacer under the heap lock, and the live heap moves a
 	// little between any two cycles.
@@ -109,14 +108,14 @@ const (
 
 // scaler is the state of ApplyScaled's scaling.
 type scaler struct {
-	mu      sync.Mutex
-	on      bool
-	armed   bool // a cleanup is waiting for the next collection
-	percent int
-	recent  [rising]uint64        // the live heap after the last collections
-	at      [rising]time.Duration // when they ended
-	cycles  int
-	churn   bool // collections came less than Churn apart
+	mu       sync.Mutex
+	on       bool
+	armed    bool // a cleanup is waiting for the next collection
+	percent  int
+	recent   [rising]uint64        // the live heap after the last collections
+	at       [rising]time.Duration // when they ended
+	cycles   int
+	churning bool // collections came less than churn apart
 }
 
 var scale scaler
@@ -131,14 +130,14 @@ func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bo
 	s.cycles++
 	if s.cycles > rising {
 		switch apart := (now - oldest) / rising; {
-		case apart < Churn:
-			s.churn = true
+		case apart < churn:
+			s.churning = true
 		case apart > calm:
-			s.churn = false
+			s.churning = false
 		}
 	}
 	p := percentFor(slices.Min(s.recent[:]))
-	if s.churn {
+	if s.churning {
 		p = Percent
 	}
 	if p-s.percent < step && s.percent-p < step {
@@ -150,7 +149,7 @@ func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bo
 
 // percentFor is the setting for a live heap of live bytes.
 func percentFor(live uint64) int {
-	return int(min(max(live*floor/Knee, floor), Percent))
+	return int(min(max(live*floor/knee, floor), Percent))
 }
 
 // sentinel is what the scaling's cleanup hangs on: it holds a pointer, so

@@ -48,9 +48,9 @@ func TestPercentFor(t *testing.T) {
 	}{
 		{0, floor},
 		{1 << 20, floor},
-		{Knee, floor},
+		{knee, floor},
 		{2 << 20, 150},
-		{2 * Knee, Percent},
+		{2 * knee, Percent},
 		{64 << 20, Percent},
 	} {
 		assert.Equal(t, tc.want, percentFor(tc.live), "live %d", tc.live)
@@ -60,8 +60,8 @@ func TestPercentFor(t *testing.T) {
 func TestObserve(t *testing.T) {
 	s := &scaler{percent: floor}
 	var now time.Duration
-	next := func(live uint64) (int, bool) { // a collection every 2 Churn
-		now += 2 * Churn
+	next := func(live uint64) (int, bool) { // a collection every 2 churn
+		now += 2 * churn
 		return s.observe(live, now)
 	}
 	for range rising {
@@ -83,7 +83,7 @@ func TestObserve(t *testing.T) {
 	assert.Equal(t, floor, p)
 	// Moves under step are left alone.
 	for range rising {
-		next(Knee + Knee*(step-1)/100)
+		next(knee + knee*(step-1)/100)
 	}
 	assert.Equal(t, floor, s.percent)
 }
@@ -98,8 +98,8 @@ func TestObserveChurn(t *testing.T) {
 		}
 		return p
 	}
-	assert.Equal(t, floor, every(Churn+time.Millisecond, 2*rising), "apart enough")
-	assert.Equal(t, Percent, every(Churn/2, rising), "a small heap that churns")
+	assert.Equal(t, floor, every(churn+time.Millisecond, 2*rising), "apart enough")
+	assert.Equal(t, Percent, every(churn/2, rising), "a small heap that churns")
 	// At Percent, collections come further apart; that is no reason to
 	// go back to a setting that would make them churn again.
 	assert.Equal(t, Percent, every(calm-time.Millisecond, 2*rising))
@@ -134,14 +134,14 @@ func TestApplyScaled(t *testing.T) {
 	require.True(t, Scaling())
 	settles(t, floor) // this test's own heap is small
 
-	kept = make([]byte, 3*Knee) // a live heap of three knees
+	kept = make([]byte, 3*knee) // a live heap of three knees
 	settles(t, Percent)
 	kept = nil
 	settles(t, floor)
 
 	assert.Equal(t, floor, Set(150), "Set returns the setting it replaces")
 	assert.False(t, Scaling())
-	kept = make([]byte, 3*Knee)
+	kept = make([]byte, 3*knee)
 	for range 2 * rising {
 		runtime.GC()
 	}

@@ -142,6 +142,9 @@ func (c *call) sendResult(res spec.Result) error {
 			return nil
 		}
 	}
+	if c.m.rare {
+		return jsonrpc.WithResponseRare(c.id, res, send)
+	}
 	return jsonrpc.WithResponse(c.id, res, send)
 }
 
@@ -203,7 +206,6 @@ func (c *call) settle() bool {
 // the executor's queue comes.
 func (c *call) run(ctx context.Context, m method) {
 	ex := c.s.rt.cfg.Executor
-	c.m = m
 	var (
 		jobCtx context.Context
 		stop   context.CancelCauseFunc

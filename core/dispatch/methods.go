@@ -12,17 +12,17 @@ import (
 // against every revision's catalogue.
 func methodTable() map[string]method {
 	return map[string]method{
-		"initialize":               {run: initialize},
-		"ping":                     {run: ping},
-		"server/discover":          {run: discover},
-		"logging/setLevel":         {run: setLevel},
+		"initialize":               {rare: true, run: initialize},
+		"ping":                     {rare: true, run: ping},
+		"server/discover":          {rare: true, run: discover},
+		"logging/setLevel":         {rare: true, run: setLevel},
 		"tools/list":               {run: listTools},
 		"tools/call":               {async: true, run: callTool},
 		"resources/list":           {run: listResources},
 		"resources/templates/list": {run: listResourceTemplates},
 		"resources/read":           {async: true, run: readResource},
-		"resources/subscribe":      {run: subscribe(true)},
-		"resources/unsubscribe":    {run: subscribe(false)},
+		"resources/subscribe":      {rare: true, run: subscribe(true)},
+		"resources/unsubscribe":    {rare: true, run: subscribe(false)},
 		"prompts/list":             {run: listPrompts},
 		"prompts/get":              {async: true, run: getPrompt},
 		"completion/complete":      {async: true, run: complete},

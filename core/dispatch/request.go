@@ -19,7 +19,10 @@ type method struct {
 	async bool
 	// stream methods answer inline but stay open (subscriptions/listen).
 	stream bool
-	run    func(ctx context.Context, c *call) (spec.Result, error)
+	// rare methods are called a few times a session, and their results
+	// are encoded with jsonrpc.WithResponseRare.
+	rare bool
+	run  func(ctx context.Context, c *call) (spec.Result, error)
 }
 
 // request admits one request and runs its method.
@@ -31,6 +34,7 @@ func (s *Session) request(ctx context.Context, msg jsonrpc.Message, reply transp
 	}
 	c.admitted()
 	m := s.rt.methods[msg.Method]
+	c.m = m
 	if m.stream || m.async {
 		if !s.register(c) {
 			s.send(reply, jsonrpc.AppendError(nil, msg.ID, jsonrpc.Errorf(jsonrpc.KindJSONRPC,

@@ -58,6 +58,26 @@ func WithResponse(id ID, result any, use func(msg []byte)) error {
 	return err
 }
 
+// WithResponseRare is WithResponse for a result of a type encoded a few
+// times in a process's life (initialize's): encoding/json encodes it,
+// where sonic would first compile an encoder for the type, megabytes of
+// garbage and milliseconds at start (see UnmarshalRare). The bytes are
+// Marshal's (map keys sorted, no HTML escaping, MarshalJSON output
+// compacted, invalid UTF-8 replaced), except that U+2028 and U+2029 are
+// escaped, which JSON allows either way.
+func WithResponseRare(id ID, result any, use func(msg []byte)) error {
+	var err error
+	inScratch(id, func(sp *[]byte) bool {
+		w := bytes.NewBuffer(*sp)
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(result)
+		*sp = bytes.TrimSuffix(w.Bytes(), []byte{'\n'})
+		return err == nil
+	}, use)
+	return err
+}
+
 // WithAppended is WithResponse for a result that appendResult writes
 // itself, for types a hand-written encoder knows. It reports false, having
 // used nothing, when appendResult declines the value.

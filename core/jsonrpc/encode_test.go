@@ -159,7 +159,11 @@ func (compactMarshaler) MarshalJSON() ([]byte, error) {
 	return []byte(`{ "b" : 2 , "a" : [ 1 ] }`), nil
 }
 
-func TestMarshalResponseMatchesMarshal(t *testing.T) { // and WithResponse
+// lineSeparators undoes the one escape encoding/json makes and sonic does
+// not: U+2028 and U+2029, which JSON allows raw or escaped.
+var lineSeparators = strings.NewReplacer(`\u2028`, "\u2028", `\u2029`, "\u2029")
+
+func TestMarshalResponseMatchesMarshal(t *testing.T) { // and WithResponse, WithResponseRare
 	big := make([]byte, 70000)
 	for i := range big {
 		big[i] = 'a' + byte(i%26)
@@ -177,6 +181,15 @@ func TestMarshalResponseMatchesMarshal(t *testing.T) { // and WithResponse
 		}{}},
 		{"larger than the pooled scratch", map[string]string{"text": strings.Repeat("x", maxScratch+1)}},
 		{"64 KiB", map[string]string{"text": string(big)}},
+		{"struct tags", struct {
+			Name  string         `json:"name"`
+			Empty string         `json:"empty,omitempty"`
+			Raw   RawJSON        `json:"raw"`
+			Ptr   *int           `json:"ptr,omitempty"`
+			Any   any            `json:"any"`
+			Meta  map[string]any `json:"_meta,omitempty"`
+			Skip  int            `json:"-"`
+		}{Name: "n", Raw: RawJSON(`{"k":[1,2]}`), Any: []any{1.5, 1e21, -0.0, 123456789, "\u0001"}, Meta: map[string]any{"b": 1, "a": 2}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, id := range []ID{IntID(7), StringID("r-1")} {
@@ -190,6 +203,8 @@ func TestMarshalResponseMatchesMarshal(t *testing.T) { // and WithResponse
 					var lent string
 					require.NoError(t, WithResponse(id, tc.v, func(msg []byte) { lent = string(msg) }))
 					assert.Equal(t, string(want), lent)
+					require.NoError(t, WithResponseRare(id, tc.v, func(msg []byte) { lent = string(msg) }))
+					assert.Equal(t, string(want), lineSeparators.Replace(lent), "encoding/json's bytes are sonic's")
 				}
 			}
 		})
@@ -197,4 +212,5 @@ func TestMarshalResponseMatchesMarshal(t *testing.T) { // and WithResponse
 	_, err := MarshalResponse(IntID(1), make(chan int))
 	assert.Error(t, err)
 	assert.Error(t, WithResponse(IntID(1), make(chan int), func([]byte) { t.Error("use called for a failed encoding") }))
+	assert.Error(t, WithResponseRare(IntID(1), make(chan int), func([]byte) { t.Error("use called for a failed encoding") }))
 }

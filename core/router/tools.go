@@ -185,6 +185,11 @@ func (r *Router) CallTool(ctx context.Context, req *Request, p *spec.CallToolPar
 
 // outcome is the answer to a call whose handler gave res and err.
 func (t *tool) outcome(req *Request, res *spec.CallToolResult, err error) (*spec.CallToolResult, *jsonrpc.Error) {
+	if err == ErrDeferred {
+		// Every C ABI host call returns it: not through toolError's
+		// errors.As, whose interface check was 2% of such a call's CPU.
+		return nil, ErrDeferred
+	}
 	if err != nil {
 		return toolError(err)
 	}

@@ -2,6 +2,8 @@ package dispatch
 
 import (
 	"encoding/json"
+	"errors"
+	"math"
 	"slices"
 	"strconv"
 
@@ -31,7 +33,7 @@ var metaNames = []string{spec.MetaProtocolVersion, spec.MetaClientCapabilities, 
 // when the decoder must (and names the faults). The decoder cost a tenth
 // of a small modern call, and most clients send their clientInfo with
 // every 2026-07-28 request.
-func (m *requestMeta) readPlain(raw []byte, info *spec.Implementation) bool {
+func (m *requestMeta) readPlain(raw []byte, infos *memo[spec.Implementation]) bool {
 	var v [5][]byte
 	if !jsonrpc.MembersOnce(raw, metaNames, v[:]) {
 		return false
@@ -50,7 +52,8 @@ func (m *requestMeta) readPlain(raw []byte, info *spec.Implementation) bool {
 		return false
 	}
 	if v[2] != nil {
-		if !readInfo(v[2], info) {
+		info, err := infos.get(v[2], readInfo)
+		if err != nil {
 			return false
 		}
 		m.ClientInfo = info
@@ -89,13 +92,16 @@ var revisions = slices.Clone(spec.Revisions)
 
 var infoNames = []string{"name", "title", "version", "description", "websiteUrl", "icons"}
 
+// errNotPlain: a clientInfo that readInfo leaves to the decoder.
+var errNotPlain = errors.New("not a plain clientInfo")
+
 // readInfo reads raw, a clientInfo, into info when it is an object whose
 // members of Implementation come once each as plain strings (icons, a list
 // of objects, is left to the decoder).
-func readInfo(raw []byte, info *spec.Implementation) bool {
+func readInfo(raw []byte, info *spec.Implementation) error {
 	var v [6][]byte
 	if raw[0] != '{' || !jsonrpc.MembersOnce(raw, infoNames, v[:]) || v[5] != nil {
-		return false
+		return errNotPlain
 	}
 	fields := [5]*string{&info.Name, &info.Title, &info.Version, &info.Description, &info.WebsiteURL}
 	for i, f := range fields {
@@ -104,11 +110,11 @@ func readInfo(raw []byte, info *spec.Implementation) bool {
 		}
 		s, ok := jsonrpc.PlainString(v[i])
 		if !ok {
-			return false
+			return errNotPlain
 		}
 		*f = s
 	}
-	return true
+	return nil
 }
 
 // admission is the verdict on one request: the dialect it speaks and what
@@ -123,26 +129,51 @@ type admission struct {
 	logLevel int
 	// params are the members of params the core reads itself.
 	params paramMembers
-	// caps and info hold a 2026-07-28 request's capabilities and client
-	// (clientCaps and clientInfo point here): the admission lives in its
-	// call, so they need no allocation.
-	caps spec.ClientCapabilities
-	info spec.Implementation
 }
 
 // paramMembers are the members of a request's params that admission, the
 // tools/call path and the input rounds read, found in one pass over params
-// (a lookup each scanned a large argument up to five times).
-type paramMembers struct {
-	meta, name, arguments, requestState, inputResponses []byte
-}
+// (a lookup each scanned a large argument up to five times). Each is kept
+// as its span in params: five slices made the call, which holds them, a
+// size class larger.
+type paramMembers [numParams]span
 
-var paramNames = []string{"_meta", "name", "arguments", spec.ParamRequestState, spec.ParamInputResponses}
+// The members paramMembers holds, by index.
+const (
+	paramMeta = iota
+	paramName
+	paramArguments
+	paramRequestState
+	paramInputResponses
+	numParams
+)
+
+var paramNames = [numParams]string{"_meta", "name", "arguments", spec.ParamRequestState, spec.ParamInputResponses}
+
+// span is where a member's value lies in params; end 0 means no such
+// member (a JSON value is at least one byte long).
+type span struct{ start, end uint32 }
 
 func scanParams(params []byte) paramMembers {
-	var v [5][]byte
-	jsonrpc.Members(params, paramNames, v[:])
-	return paramMembers{meta: v[0], name: v[1], arguments: v[2], requestState: v[3], inputResponses: v[4]}
+	var v [numParams][]byte
+	var p paramMembers
+	jsonrpc.Members(params, paramNames[:], v[:])
+	for i, b := range v {
+		if b != nil {
+			// b lies within params: its capacity says where.
+			start := cap(params) - cap(b)
+			p[i] = span{uint32(start), uint32(start + len(b))}
+		}
+	}
+	return p
+}
+
+// in returns member i of params, the bytes scanParams read, or nil.
+func (p *paramMembers) in(params []byte, i int) []byte {
+	if p[i].end == 0 {
+		return nil
+	}
+	return params[p[i].start:p[i].end:p[i].end]
 }
 
 func invalidParams(format string, args ...any) *jsonrpc.Error {
@@ -157,13 +188,16 @@ func methodNotFound(method string) *jsonrpc.Error {
 // and checks it may be served. a's dialect is set even on error when it is
 // known, so the error can be shaped for the revision.
 func (s *Session) admit(msg jsonrpc.Message, a *admission) *jsonrpc.Error {
+	if uint64(len(msg.Params)) >= math.MaxUint32 {
+		return invalidParams("params over 4 GiB") // past what a span holds
+	}
 	a.params = scanParams(msg.Params)
-	if raw := a.params.meta; len(raw) > 0 {
+	if raw := a.params.in(msg.Params, paramMeta); len(raw) > 0 {
 		if raw[0] != '{' {
 			return invalidParams("params._meta must be an object")
 		}
-		if !a.meta.readPlain(raw, &a.info) {
-			a.meta, a.info = requestMeta{}, spec.Implementation{}
+		if !a.meta.readPlain(raw, &s.rt.clients.info) {
+			a.meta = requestMeta{}
 			if err := jsonrpc.UnmarshalDecoded(raw, &a.meta); err != nil {
 				return invalidParams("%s", jsonrpc.Describe(err, "params._meta"))
 			}
@@ -194,12 +228,15 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 	}
 	// The empty object, what most requests carry, is the zero value: no
 	// decoder needed.
+	a.clientCaps = &s.rt.clients.none
 	if raw := a.meta.ClientCapabilities; string(raw) != "{}" {
-		if err := jsonrpc.UnmarshalDecoded(raw, &a.caps); err != nil {
+		caps, err := s.rt.clients.caps.get(raw, readCaps)
+		if err != nil {
 			return invalidParams("%s", jsonrpc.Describe(err, "params._meta["+strconv.Quote(spec.MetaClientCapabilities)+"]"))
 		}
+		a.clientCaps = caps
 	}
-	a.clientCaps, a.clientInfo = &a.caps, a.meta.ClientInfo
+	a.clientInfo = a.meta.ClientInfo
 	a.logLevel = -1
 	if a.meta.LogLevel != nil {
 		sev, ok := a.meta.LogLevel.Severity()
@@ -209,6 +246,10 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 		a.logLevel = sev
 	}
 	return s.checkMethod(d, method, a)
+}
+
+func readCaps(raw []byte, caps *spec.ClientCapabilities) error {
+	return jsonrpc.UnmarshalDecoded(raw, caps)
 }
 
 // admitLegacy applies the initialize-era rules: the session's negotiated

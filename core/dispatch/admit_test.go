@@ -51,8 +51,8 @@ func TestReadPlainAgreesWithTheDecoder(t *testing.T) {
 	for _, tc := range metaCases {
 		t.Run(tc.meta, func(t *testing.T) {
 			var plain requestMeta
-			var info spec.Implementation
-			require.Equal(t, tc.plain, plain.readPlain([]byte(tc.meta), &info))
+			var infos memo[spec.Implementation]
+			require.Equal(t, tc.plain, plain.readPlain([]byte(tc.meta), &infos))
 			if tc.plain {
 				assertSameMeta(t, []byte(tc.meta), &plain)
 			}
@@ -70,8 +70,8 @@ func FuzzReadPlain(f *testing.F) {
 			return // admit sees only validated objects
 		}
 		var plain requestMeta
-		var info spec.Implementation
-		if plain.readPlain(raw, &info) {
+		var infos memo[spec.Implementation]
+		if plain.readPlain(raw, &infos) {
 			assertSameMeta(t, raw, &plain)
 		}
 	})

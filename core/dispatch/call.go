@@ -36,8 +36,9 @@ type call struct {
 
 	// onEnd, when set, runs once the call is answered or abandoned.
 	onEnd func()
-	// in asks the client for input (methods that may, see input.go).
-	in inputs
+	// in is the input state of a method that may ask the client for
+	// input (see input.go), once it is needed.
+	in atomic.Pointer[inputs]
 	// inline is the reply while the handler runs on the delivering
 	// goroutine (run); only that goroutine touches it.
 	inline transport.Inliner
@@ -78,15 +79,17 @@ func (s *Session) newCall(msg jsonrpc.Message, reply transport.Sink) *call {
 	return &call{s: s, id: msg.ID, method: msg.Method, params: msg.Params, reply: reply}
 }
 
+// param returns member i of the call's params (paramMembers), or nil.
+func (c *call) param(i int) []byte { return c.adm.params.in(c.params, i) }
+
 // admitted sets up what the handler gets from the admission in c.adm.
 func (c *call) admitted() {
 	adm := &c.adm
 	c.req = router.Request{Method: c.method, Revision: adm.dialect.Revision(),
 		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, Deferrer: c, RawMeta: adm.rawMeta}
 	if m, ok := adm.dialect.Catalogue().Lookup(c.method); ok && m.InputRequired {
-		c.in = inputs{c: c, modern: adm.dialect.Era() == protocol.Modern}
-		c.req.Inputs = &c.in
-		if c.in.modern && c.method == "tools/call" {
+		c.req.Inputs = c
+		if adm.dialect.Era() == protocol.Modern && c.method == "tools/call" {
 			c.req.Tasks = c
 		}
 	}

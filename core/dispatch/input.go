@@ -17,10 +17,12 @@ import (
 // one Input call (legacy).
 const MaxInputRequests = 32
 
-// inputs is the router.Inputter of one call of tools/call, prompts/get or
-// resources/read. On 2026-07-28 it answers from inputResponses and the
-// verified requestState and collects what is still missing; on the legacy
-// revisions it sends server-to-client requests (outbound.go).
+// inputs is the input state of one call of tools/call, prompts/get or
+// resources/read, whose router.Inputter the call is. On 2026-07-28 it
+// answers from inputResponses and the verified requestState and collects
+// what is still missing; on the legacy revisions it sends server-to-client
+// requests (outbound.go). A call makes it when first needed (inputsOf):
+// most calls never ask, and it made every call a size class larger.
 type inputs struct {
 	c      *call
 	modern bool
@@ -38,20 +40,43 @@ type inputs struct {
 	digest  string
 }
 
-func (in *inputs) InputState() []byte {
+// inputs returns the call's input state, made on first use.
+func (c *call) inputs() *inputs {
+	if in := c.in.Load(); in != nil {
+		return in
+	}
+	in := &inputs{c: c, modern: c.adm.dialect.Era() == protocol.Modern}
+	if c.in.CompareAndSwap(nil, in) {
+		return in
+	}
+	return c.in.Load()
+}
+
+// InputState implements router.Inputter.
+func (c *call) InputState() []byte {
+	in := c.in.Load()
+	if in == nil {
+		return nil
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return bytes.Clone(in.state)
 }
 
-func (in *inputs) SetInputState(state []byte) {
+// SetInputState implements router.Inputter.
+func (c *call) SetInputState(state []byte) {
+	in := c.inputs()
 	in.mu.Lock()
 	in.state = bytes.Clone(state)
 	in.mu.Unlock()
 }
 
 // Input implements router.Inputter.
-func (in *inputs) Input(ctx context.Context, reqs map[string]router.InputRequest) (map[string]json.RawMessage, error) {
+func (c *call) Input(ctx context.Context, reqs map[string]router.InputRequest) (map[string]json.RawMessage, error) {
+	return c.inputs().input(ctx, reqs)
+}
+
+func (in *inputs) input(ctx context.Context, reqs map[string]router.InputRequest) (map[string]json.RawMessage, error) {
 	if len(reqs) > MaxInputRequests {
 		return nil, invalidParams("polymcp: %d input requests at once, over the limit of %d", len(reqs), MaxInputRequests)
 	}
@@ -161,12 +186,16 @@ func encodeInputParams(p any) (json.RawMessage, error) {
 // (verifying the state) before the handler runs. Malformed members are
 // -32602.
 func (c *call) prepareInputs() error {
-	in := &c.in
-	if !in.modern {
+	if c.adm.dialect.Era() != protocol.Modern {
 		return nil
 	}
-	if raw := c.adm.params.requestState; raw != nil {
-		st, err := jsonrpc.StringValue(raw, spec.ParamRequestState)
+	state, raw := c.param(paramRequestState), c.param(paramInputResponses)
+	if state == nil && raw == nil {
+		return nil
+	}
+	in := c.inputs()
+	if state != nil {
+		st, err := jsonrpc.StringValue(state, spec.ParamRequestState)
 		if err != nil {
 			return invalidParams("params.requestState must be a string")
 		}
@@ -181,7 +210,6 @@ func (c *call) prepareInputs() error {
 		}
 		in.answers, in.state = p.Answers, p.State
 	}
-	raw := c.adm.params.inputResponses
 	if raw == nil {
 		return nil
 	}
@@ -219,10 +247,10 @@ func (in *inputs) computeDigest() error {
 // inputOutcome turns a handler's ErrInputRequired into the
 // InputRequiredResult of this round (2026-07-28). Anything else passes.
 func (c *call) inputOutcome(res spec.Result, err error) (spec.Result, error) {
-	if err == nil || !c.in.modern || !router.IsInputRequired(err) {
+	if err == nil || c.adm.dialect.Era() != protocol.Modern || !router.IsInputRequired(err) {
 		return res, err
 	}
-	in := &c.in
+	in := c.inputs()
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if len(in.pending) == 0 {

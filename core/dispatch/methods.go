@@ -147,13 +147,13 @@ func callTool(ctx context.Context, c *call) (spec.Result, error) {
 	// The two members are read in place: decoding params whole copied the
 	// arguments and decoded _meta a third time, for nothing.
 	var p spec.CallToolParams
-	if raw := c.adm.params.name; raw != nil {
+	if raw := c.param(paramName); raw != nil {
 		var err error
 		if p.Name, err = jsonrpc.StringValue(raw, "name"); err != nil {
 			return nil, invalidParams("invalid params for %s: %s", c.method, jsonrpc.Describe(err, "params"))
 		}
 	}
-	p.Arguments = c.adm.params.arguments
+	p.Arguments = c.param(paramArguments)
 	if p.Name == "" {
 		return nil, invalidParams("tools/call needs params.name")
 	}

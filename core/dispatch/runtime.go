@@ -84,7 +84,8 @@ type Runtime struct {
 	now               func() time.Time
 	maxClientRequests int
 
-	tasks taskStore
+	tasks   taskStore
+	clients clients
 
 	mu        sync.Mutex
 	sessions  map[*Session]struct{}

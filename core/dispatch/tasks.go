@@ -445,10 +445,10 @@ func (c *call) StartTask() error {
 // mayBecomeTask reports whether a call may become a task, so that it is
 // not run on the delivering goroutine, which would wait for the task.
 func (c *call) mayBecomeTask() bool {
-	if c.req.Tasks == nil || !c.TasksDeclared() || c.adm.params.name == nil {
+	if c.req.Tasks == nil || !c.TasksDeclared() || c.param(paramName) == nil {
 		return false
 	}
-	name, err := jsonrpc.StringValue(c.adm.params.name, "name")
+	name, err := jsonrpc.StringValue(c.param(paramName), "name")
 	return err == nil && c.s.rt.cfg.Router.TaskSupport(name) != router.TaskForbidden
 }
 

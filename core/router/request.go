@@ -15,7 +15,10 @@ type Request struct {
 	Revision string // the revision the request speaks, e.g. "2025-06-18"
 	// RawMeta is the request's params._meta as the client sent it (nil
 	// without one); Meta decodes it.
-	RawMeta            json.RawMessage
+	RawMeta json.RawMessage
+	// ClientInfo and ClientCapabilities are what the client said of
+	// itself: at initialize (legacy) or in this request's _meta
+	// (2026-07-28). Requests share them; read them, never modify them.
 	ClientInfo         *spec.Implementation
 	ClientCapabilities *spec.ClientCapabilities
 	// Notifier sends progress and log notifications for this request. The

@@ -1,0 +1,76 @@
+package dispatch
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+func TestMemo(t *testing.T) {
+	var m memo[spec.Implementation]
+	reads := 0
+	read := func(raw []byte, v *spec.Implementation) error {
+		reads++
+		return readInfo(raw, v)
+	}
+	raw := []byte(`{"name":"a","version":"1"}`)
+	a, err := m.get(raw, read)
+	require.NoError(t, err)
+	assert.Equal(t, spec.Implementation{Name: "a", Version: "1"}, *a)
+
+	// The value points into the memo's copy, not into the request's bytes.
+	copy(raw, `{"name":"b"`)
+	assert.Equal(t, "a", a.Name)
+
+	again, err := m.get([]byte(`{"name":"a","version":"1"}`), read)
+	require.NoError(t, err)
+	assert.Same(t, a, again, "the same bytes give the held value")
+	assert.Equal(t, 1, reads)
+
+	b, err := m.get([]byte(`{"name":"b","version":"2"}`), read)
+	require.NoError(t, err)
+	assert.Equal(t, spec.Implementation{Name: "b", Version: "2"}, *b)
+	assert.Equal(t, spec.Implementation{Name: "a", Version: "1"}, *a, "a value given out never changes")
+
+	_, err = m.get([]byte(`{"name":7}`), read)
+	require.ErrorIs(t, err, errNotPlain)
+	held, err := m.get([]byte(`{"name":"b","version":"2"}`), read)
+	require.NoError(t, err)
+	assert.Same(t, b, held, "a failed read holds nothing")
+	assert.Equal(t, 3, reads)
+}
+
+// Requests of clients that take turns each get their own client's values.
+func TestMemoConcurrent(t *testing.T) {
+	var m memo[spec.ClientCapabilities]
+	raws := [][]byte{[]byte(`{"sampling":{}}`), []byte(`{"roots":{"listChanged":true}}`), []byte(`{"elicitation":{}}`)}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				raw := raws[(g+i)%len(raws)]
+				caps, err := m.get(raw, readCaps)
+				switch {
+				case err != nil:
+					errs <- err
+					return
+				case (raw[2] == 's') != (caps.Sampling != nil), (raw[2] == 'r') != (caps.Roots != nil),
+					(raw[2] == 'e') != (caps.Elicitation != nil):
+					errs <- errors.New("capabilities of another client: " + string(raw))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

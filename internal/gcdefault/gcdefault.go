@@ -10,44 +10,73 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"slices"
 	"sync"
 	"time"
 )
 
-// Percent is the collector's setting (GOGC) unless GOGC is set. Go's 100
-// made these runtimes, whose live heap is a few MiB, collect every few
-// dozen 64 KiB calls. Measured here: through the C ABI, 200 cost 11-12 us
+// Percent is the least setting of the collector (GOGC) the polymcp command
+// uses, and the most the library does, unless GOGC is set. Go's 100 made
+// these runtimes, whose live heap is a few MiB, collect every few dozen
+// 64 KiB calls. Measured here: through the C ABI, 200 cost 11-12 us
 // instead of 14-15 per 16 B stdio call and 202-206 instead of 247-272 per
 // 64 KiB one, for 3-9 MiB more RSS (400 saved no more CPU and doubled RSS
 // at 64 KiB); for polymcp everything over stdio at 16 B, 12-18% less CPU
 // per call and half the p99 at C=16 and C=64, for 5 MiB more RSS.
 const Percent = 200
 
-// Apply sets Percent unless the GOGC environment variable is set.
+// Apply sets the polymcp command's collector unless the GOGC environment
+// variable is set: its heap goal is at least commandGoal. The setting is
+// commandMax while the live heap is under a fifth of that, falls with it
+// to Percent at a third, and stays there above, where the goal is three
+// times the live heap. Go's heap goal is at least 4 MiB x GOGC/100, and
+// polymcp everything keeps 1-2 MiB live serving small calls: at Percent it
+// collected every 6 MiB allocated, dozens of times a second under load.
+// Measured here, commandMax against Percent, 16 B calls: 10-20% less CPU
+// per call over stdio at C=64 and 5-15% over HTTP at C=16, for 6-8 MiB
+// more peak RSS (25 -> 32 MiB). 64 KiB calls, which keep more live, stay
+// near Percent (a fixed 400 cost them 15-30 MiB more).
 func Apply() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(Percent)
-	}
+	start(commandPolicy)
 }
 
-// ApplyScaled is Apply for libpolymcp.so: unless GOGC is set, the setting
-// follows the live heap and the pace of collections, read after each one.
-// Go's heap goal is at least 4 MiB × GOGC/100, so Percent holds 8 MiB even
-// for the ~1 MiB that a library serving small calls keeps live. Here the
-// setting is Go's own 100 up to 1.3 MiB of live heap and rises with it to
-// Percent at 2.7 MiB, so the goal runs from 4 MiB to 8 MiB as three times
-// the live heap, then as at Percent; and it is Percent while collections
-// come less than 5 ms apart, which a small heap that allocates fast would
-// otherwise pay for. Measured here through the Node binding: 16 B calls
-// keep ~1 MiB live, collect every 8-15 ms at 100 and cost the same CPU as
-// at 200, for 4-5 MiB less peak RSS (a fifteenth of the process's); 64 KiB
-// calls keep 3-5 MiB live and Percent's headroom. Through the C example,
-// 64 KiB calls one at a time keep ~1 MiB live but collected every 3 ms at
-// 100, which cost them 15% more CPU than 200. In a host the interpreter
-// does most of a call's work, so the Go side's memory weighs more than in
-// the polymcp command, which keeps Apply's fixed Percent.
+// ApplyScaled is Apply for libpolymcp.so: the setting follows the live
+// heap and the pace of collections, read after each one. Go's heap goal
+// is at least 4 MiB × GOGC/100, so Percent holds 8 MiB even for the ~1 MiB
+// that a library serving small calls keeps live. Here the setting is Go's
+// own 100 up to 1.3 MiB of live heap and rises with it to Percent at 2.7
+// MiB, so the goal runs from 4 MiB to 8 MiB as three times the live heap,
+// then as at Percent; and it is Percent while collections come less than
+// 5 ms apart, which a small heap that allocates fast would otherwise pay
+// for. Measured here through the Node binding: 16 B calls keep ~1 MiB
+// live, collect every 8-15 ms at 100 and cost the same CPU as at 200, for
+// 4-5 MiB less peak RSS (a fifteenth of the process's); 64 KiB calls keep
+// 3-5 MiB live and Percent's headroom. Through the C example, 64 KiB
+// calls one at a time keep ~1 MiB live but collected every 3 ms at 100,
+// which cost them 15% more CPU than 200. In a host the interpreter does
+// most of a call's work, so the Go side's memory weighs more than in the
+// polymcp command.
 func ApplyScaled() {
+	start(libraryPolicy)
+}
+
+// policy is how one runtime's setting follows its live heap.
+type policy struct {
+	// percent is the setting for a live heap of live bytes.
+	percent func(live uint64) int
+	// initial is the setting before any collection was observed.
+	initial int
+	// churn makes the setting Percent while collections come less than
+	// churn apart.
+	churn bool
+}
+
+var (
+	libraryPolicy = policy{percent: libraryPercent, initial: floor, churn: true}
+	commandPolicy = policy{percent: commandPercent, initial: Percent}
+)
+
+// start begins scaling with pol unless GOGC is set or it already scales.
+func start(pol policy) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
 	}
@@ -57,16 +86,17 @@ func ApplyScaled() {
 		return
 	}
 	scale.on = true
-	scale.percent = floor
-	debug.SetGCPercent(floor)
+	scale.policy = pol
+	scale.percent = pol.initial
+	debug.SetGCPercent(pol.initial)
 	if !scale.armed {
 		scale.armed = true
 		arm()
 	}
 }
 
-// Set fixes the setting at percent (-1: off), ending ApplyScaled's
-// scaling: an explicit choice of the host's. It returns the previous
+// Set fixes the setting at percent (-1: off), ending the scaling of Apply
+// or ApplyScaled: an explicit choice of the host's. It returns the previous
 // setting.
 func Set(percent int) int {
 	scale.mu.Lock()
@@ -75,7 +105,7 @@ func Set(percent int) int {
 	return debug.SetGCPercent(percent)
 }
 
-// Scaling reports whether ApplyScaled's scaling is on.
+// Scaling reports whether the scaling of Apply or ApplyScaled is on.
 func Scaling() bool {
 	scale.mu.Lock()
 	defer scale.mu.Unlock()
@@ -83,14 +113,21 @@ func Scaling() bool {
 }
 
 const (
-	// floor is the setting for a live heap up to knee: Go's default.
+	// commandGoal is the least heap goal of the polymcp command.
+	commandGoal = 16 << 20
+	// commandMax is the command's setting for a small live heap.
+	commandMax = 400
+	// floor is the library's setting for a live heap up to knee: Go's
+	// default.
 	floor = 100
 	// knee is the live heap from which the scaled setting rises.
 	knee = 4 << 20 / 3
-	// rising is how many collections in a row must find the live heap
-	// large before the setting rises: the burst of registering a
-	// catalogue at start, two or three cycles, would otherwise leave a
-	// heap sized for it, and resident memory with it, long after.
+	// rising is how many collections in a row must call for a setting
+	// before it rises to it: the burst of registering a catalogue at
+	// start, two or three cycles, would otherwise leave a heap sized for
+	// it, and resident memory with it, long after (the library), and a
+	// moment of small live heap in a large one would make its goal five
+	// times as large (the command).
 	rising = 4
 	// churn is the time between collections under which the setting is
 	// Percent, whatever the live heap.
@@ -106,10 +143,11 @@ const (
 	step = 10
 )
 
-// scaler is the state of ApplyScaled's scaling.
+// scaler is the state of the scaling.
 type scaler struct {
 	mu       sync.Mutex
 	on       bool
+	policy   policy
 	armed    bool // a cleanup is waiting for the next collection
 	percent  int
 	recent   [rising]uint64        // the live heap after the last collections
@@ -128,7 +166,7 @@ func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bo
 	oldest := s.at[i]
 	s.recent[i], s.at[i] = live, now
 	s.cycles++
-	if s.cycles > rising {
+	if s.cycles > rising && s.policy.churn {
 		switch apart := (now - oldest) / rising; {
 		case apart < churn:
 			s.churning = true
@@ -136,7 +174,16 @@ func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bo
 			s.churning = false
 		}
 	}
-	p := percentFor(slices.Min(s.recent[:]))
+	// The least the recent cycles call for: a setting rises only once
+	// rising cycles in a row call for it, and falls at once.
+	seen := s.recent[:min(s.cycles, rising)]
+	p := s.policy.percent(seen[0])
+	for _, live := range seen[1:] {
+		p = min(p, s.policy.percent(live))
+	}
+	if s.cycles < rising {
+		p = min(p, s.policy.initial)
+	}
 	if s.churning {
 		p = Percent
 	}
@@ -147,9 +194,18 @@ func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bo
 	return p, true
 }
 
-// percentFor is the setting for a live heap of live bytes.
-func percentFor(live uint64) int {
+// libraryPercent is the library's setting for a live heap of live bytes.
+func libraryPercent(live uint64) int {
 	return int(min(max(live*floor/knee, floor), Percent))
+}
+
+// commandPercent is the command's setting for a live heap of live bytes:
+// the one whose goal is commandGoal, within Percent and commandMax.
+func commandPercent(live uint64) int {
+	if live >= commandGoal/(1+Percent/100) {
+		return Percent
+	}
+	return int(min((commandGoal-live)*100/max(live, 1), commandMax))
 }
 
 // sentinel is what the scaling's cleanup hangs on: it holds a pointer, so

@@ -19,29 +19,7 @@ func unsetGOGC(t *testing.T) {
 	os.Unsetenv("GOGC") // t.Setenv restores it afterwards
 }
 
-func TestApply(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		gogc string // "" leaves GOGC unset
-		want int
-	}{
-		{"GOGC unset", "", Percent},
-		{"GOGC set", "150", 150},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			old := debug.SetGCPercent(150)
-			t.Cleanup(func() { debug.SetGCPercent(old) })
-			t.Setenv("GOGC", tc.gogc)
-			if tc.gogc == "" {
-				os.Unsetenv("GOGC") // t.Setenv restores it afterwards
-			}
-			Apply()
-			assert.Equal(t, tc.want, debug.SetGCPercent(old))
-		})
-	}
-}
-
-func TestPercentFor(t *testing.T) {
+func TestLibraryPercent(t *testing.T) {
 	for _, tc := range []struct {
 		live uint64
 		want int
@@ -53,12 +31,34 @@ func TestPercentFor(t *testing.T) {
 		{2 * knee, Percent},
 		{64 << 20, Percent},
 	} {
-		assert.Equal(t, tc.want, percentFor(tc.live), "live %d", tc.live)
+		assert.Equal(t, tc.want, libraryPercent(tc.live), "live %d", tc.live)
+	}
+}
+
+func TestCommandPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, commandMax},
+		{1 << 20, commandMax},
+		{commandGoal / 5, commandMax},
+		{commandGoal / 4, 300},
+		{commandGoal/3 - 1, Percent},
+		{commandGoal / 3, Percent},
+		{64 << 20, Percent},
+	} {
+		got := commandPercent(tc.live)
+		assert.Equal(t, tc.want, got, "live %d", tc.live)
+		if tc.live > 0 && got < commandMax {
+			// The goal, live × (1 + GOGC/100), is commandGoal or more.
+			assert.GreaterOrEqual(t, tc.live*uint64(100+got)/100, uint64(commandGoal-tc.live/50), "live %d", tc.live)
+		}
 	}
 }
 
 func TestObserve(t *testing.T) {
-	s := &scaler{percent: floor}
+	s := &scaler{percent: floor, policy: libraryPolicy}
 	var now time.Duration
 	next := func(live uint64) (int, bool) { // a collection every 2 churn
 		now += 2 * churn
@@ -88,8 +88,35 @@ func TestObserve(t *testing.T) {
 	assert.Equal(t, floor, s.percent)
 }
 
+// The command's setting falls at once when the live heap grows, and rises
+// only once it has stayed small; churn does not move it.
+func TestObserveCommand(t *testing.T) {
+	s := &scaler{percent: Percent, policy: commandPolicy}
+	var now time.Duration
+	next := func(live uint64) (int, bool) { // a collection every churn/2
+		now += churn / 2
+		return s.observe(live, now)
+	}
+	for range rising - 1 {
+		_, change := next(1 << 20)
+		assert.False(t, change, "not yet rising cycles")
+	}
+	p, change := next(1 << 20)
+	assert.True(t, change)
+	assert.Equal(t, commandMax, p)
+	p, change = next(32 << 20)
+	assert.True(t, change)
+	assert.Equal(t, Percent, p, "a large heap lowers it at once")
+	for range rising - 1 {
+		_, change := next(1 << 20)
+		assert.False(t, change)
+	}
+	p, _ = next(1 << 20)
+	assert.Equal(t, commandMax, p)
+}
+
 func TestObserveChurn(t *testing.T) {
-	s := &scaler{percent: floor}
+	s := &scaler{percent: floor, policy: libraryPolicy}
 	var now time.Duration
 	every := func(apart time.Duration, n int) (p int) {
 		for range n {
@@ -149,11 +176,29 @@ func TestApplyScaled(t *testing.T) {
 	assert.Equal(t, 150, debug.SetGCPercent(150), "Set ends the scaling")
 }
 
-func TestApplyScaledLeavesGOGC(t *testing.T) {
-	t.Setenv("GOGC", "150")
-	old := debug.SetGCPercent(150)
-	t.Cleanup(func() { debug.SetGCPercent(old) })
-	ApplyScaled()
+func TestApply(t *testing.T) {
+	unsetGOGC(t)
+	Apply()
+	require.True(t, Scaling())
+	settles(t, commandMax) // this test's own heap is small
+
+	kept = make([]byte, commandGoal/2)
+	settles(t, Percent)
+	kept = nil
+	settles(t, commandMax)
+	assert.Equal(t, commandMax, Set(150))
 	assert.False(t, Scaling())
-	assert.Equal(t, 150, debug.SetGCPercent(150))
+}
+
+func TestApplyLeavesGOGC(t *testing.T) {
+	for name, apply := range map[string]func(){"Apply": Apply, "ApplyScaled": ApplyScaled} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("GOGC", "150")
+			old := debug.SetGCPercent(150)
+			t.Cleanup(func() { debug.SetGCPercent(old) })
+			apply()
+			assert.False(t, Scaling())
+			assert.Equal(t, 150, debug.SetGCPercent(150))
+		})
+	}
 }

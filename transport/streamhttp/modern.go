@@ -99,10 +99,10 @@ func (e *Engine) checkModernHeaders(h http.Header, v version, d protocol.Dialect
 func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error {
 	sess := e.srv.NewSession(transport.Info{Name: transportName, Revision: p.dialect.Revision()},
 		transport.SinkFunc(discard))
-	e.streams.add(sess)
+	slot := e.streams.add(sess)
 	defer func() {
 		sess.Close()
-		e.streams.remove(sess)
+		e.streams.remove(slot)
 	}()
 	// The writer watches the Engine's life itself: no context derived from
 	// both for each request.

@@ -229,13 +229,20 @@ func TestSessionClose(t *testing.T) {
 }
 
 func TestConfigureCollector(t *testing.T) {
-	if _, set := os.LookupEnv("GOGC"); !set {
+	_, gogc := os.LookupEnv("GOGC")
+	if !gogc {
 		assert.True(t, gcdefault.Scaling(), "the library's default scales with the live heap")
 	}
 	before := debug.SetGCPercent(-1)
 	debug.SetGCPercent(before)
 	limit := debug.SetMemoryLimit(-1)
-	defer func() { debug.SetGCPercent(before); debug.SetMemoryLimit(limit) }()
+	defer func() {
+		debug.SetGCPercent(before)
+		debug.SetMemoryLimit(limit)
+		if !gogc {
+			gcdefault.ApplyScaled() // as init left it, for the next run (-count)
+		}
+	}()
 
 	for _, bad := range []string{`{"gc_percent":0}`, `{"gc_percent":-2}`, `{"memory_limit_bytes":0}`, `{"gc_percent":"high"}`} {
 		assert.Equal(t, EInvalid, CodeOf(Configure([]byte(bad))), bad)

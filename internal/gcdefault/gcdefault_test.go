@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,62 +58,56 @@ func TestCommandPercent(t *testing.T) {
 	}
 }
 
-func TestObserve(t *testing.T) {
-	s := &scaler{percent: floor, policy: libraryPolicy}
-	var now time.Duration
-	next := func(live uint64) (int, bool) { // a collection every 2 churn
-		now += 2 * churn
-		return s.observe(live, now)
-	}
-	for range rising {
-		p, change := next(1 << 20)
-		assert.Equal(t, floor, p)
-		assert.False(t, change)
-	}
-	// A large heap raises the setting only once it has lasted rising cycles.
-	for range rising - 1 {
-		_, change := next(16 << 20)
-		assert.False(t, change, "a burst")
-	}
-	p, change := next(16 << 20)
-	assert.True(t, change)
-	assert.Equal(t, Percent, p)
-	// A small one lowers it at once.
-	p, change = next(1 << 20)
-	assert.True(t, change)
-	assert.Equal(t, floor, p)
-	// Moves under step are left alone.
-	for range rising {
-		next(knee + knee*(step-1)/100)
-	}
-	assert.Equal(t, floor, s.percent)
+// collection is one collection seen by observe, and what it must decide.
+type collection struct {
+	live   uint64
+	want   int
+	change bool
+	why    string
 }
 
-// The command's setting falls at once when the live heap grows, and rises
-// only once it has stayed small; churn does not move it.
-func TestObserveCommand(t *testing.T) {
-	s := &scaler{percent: Percent, policy: commandPolicy}
-	var now time.Duration
-	next := func(live uint64) (int, bool) { // a collection every churn/2
-		now += churn / 2
-		return s.observe(live, now)
+// repeat is n times c.
+func repeat(n int, c collection) []collection {
+	out := make([]collection, n)
+	for i := range out {
+		out[i] = c
 	}
-	for range rising - 1 {
-		_, change := next(1 << 20)
-		assert.False(t, change, "not yet rising cycles")
+	return out
+}
+
+// Each policy's setting moves to the one holding less memory at once, and
+// to one holding more only once rising collections in a row call for it.
+func TestObserve(t *testing.T) {
+	const small, large = 1 << 20, 32 << 20
+	for _, tc := range []struct {
+		name  string
+		pol   policy
+		steps []collection
+	}{
+		{"library", libraryPolicy, slices.Concat(
+			repeat(rising, collection{small, floor, false, "a small heap"}),
+			repeat(rising-1, collection{large, floor, false, "a burst"}),
+			[]collection{{large, Percent, true, "a large heap that lasted"}, {small, floor, true, "a small one, at once"}},
+			repeat(rising, collection{knee + knee*(step-1)/100, floor, false, "a move under step"}),
+		)},
+		{"command", commandPolicy, slices.Concat(
+			repeat(rising-1, collection{small, Percent, false, "not yet rising cycles"}),
+			[]collection{{small, commandMax, true, "a small heap that lasted"}, {large, Percent, true, "a large one, at once"}},
+			repeat(rising-1, collection{small, Percent, false, "small again, not yet rising cycles"}),
+			[]collection{{small, commandMax, true, "small again for rising cycles"}},
+		)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &scaler{percent: tc.pol.initial, policy: tc.pol}
+			var now time.Duration
+			for i, st := range tc.steps {
+				now += 2 * churn // no churn
+				p, change := s.observe(st.live, now)
+				assert.Equal(t, st.want, p, "step %d: %s", i, st.why)
+				assert.Equal(t, st.change, change, "step %d: %s", i, st.why)
+			}
+		})
 	}
-	p, change := next(1 << 20)
-	assert.True(t, change)
-	assert.Equal(t, commandMax, p)
-	p, change = next(32 << 20)
-	assert.True(t, change)
-	assert.Equal(t, Percent, p, "a large heap lowers it at once")
-	for range rising - 1 {
-		_, change := next(1 << 20)
-		assert.False(t, change)
-	}
-	p, _ = next(1 << 20)
-	assert.Equal(t, commandMax, p)
 }
 
 func TestObserveChurn(t *testing.T) {

@@ -36,16 +36,26 @@ func (b *inbox) Send(msg []byte) error {
 // next waits for the next message.
 func (b *inbox) next(t *testing.T) string {
 	t.Helper()
+	m, ok := b.wait()
+	if !ok {
+		t.Fatal("no message within 5 s")
+	}
+	return m
+}
+
+// wait waits for the next message, for up to 5 s (false); unlike next,
+// it may be called from any goroutine.
+func (b *inbox) wait() (string, bool) {
 	select {
 	case <-b.ch:
 	case <-time.After(5 * time.Second):
-		t.Fatal("no message within 5 s")
+		return "", false
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m := b.msgs[0]
 	b.msgs = b.msgs[1:]
-	return m
+	return m, true
 }
 
 // none asserts nothing arrives within d.

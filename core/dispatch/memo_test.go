@@ -1,14 +1,21 @@
 package dispatch
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/polymcp/polymcp/core/executor"
+	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
+	"github.com/polymcp/polymcp/transport"
 )
 
 func TestMemo(t *testing.T) {
@@ -73,4 +80,34 @@ func TestMemoConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+}
+
+// Each 2026-07-28 request's handler sees the client and capabilities that
+// request declared, while requests of three clients take turns through the
+// one memo of the Runtime.
+func TestModernRequestsSeeTheirOwnClient(t *testing.T) {
+	f := newFixture(t, executor.Options{})
+	require.NoError(t, f.router.AddTool(spec.Tool{Name: "whoami"},
+		func(_ context.Context, req *router.Request, _ json.RawMessage) (*spec.CallToolResult, error) {
+			return spec.TextResult(fmt.Sprintf("%s/%t", req.ClientInfo.Name, req.ClientCapabilities.Sampling != nil)), nil
+		}))
+	clients := []struct{ name, caps string }{{"a", `{}`}, {"b", `{"sampling":{}}`}, {"c", `{"roots":{}}`}}
+	const rounds = 300
+	var wg sync.WaitGroup
+	for g, c := range clients {
+		wg.Go(func() {
+			s, in := f.session(transport.Info{Name: "t"})
+			for i := range rounds {
+				s.deliverString(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"whoami","arguments":{},`+
+					`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,`+
+					`"io.modelcontextprotocol/clientInfo":{"name":%q,"version":"1"}}}}`, i, c.caps, c.name), in)
+				want := fmt.Sprintf(`%s/%t`, c.name, g == 1)
+				if got, ok := in.wait(); !ok || !strings.Contains(got, `"text":"`+want+`"`) {
+					t.Errorf("client %s got %q (answered: %t)", c.name, got, ok)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -129,6 +129,9 @@ type admission struct {
 	logLevel int
 	// params are the members of params the core reads itself.
 	params paramMembers
+	// inputRequired: the method may ask the client for input (its
+	// catalogue entry, read once by checkMethod).
+	inputRequired bool
 }
 
 // paramMembers are the members of a request's params that admission, the
@@ -302,6 +305,7 @@ func (s *Session) checkMethod(d protocol.Dialect, method string, a *admission) *
 	if m.Extension != "" && !a.declares(m.Extension) {
 		return router.MissingExtension(method, m.Extension)
 	}
+	a.inputRequired = m.InputRequired
 	return nil
 }
 

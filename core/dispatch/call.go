@@ -87,7 +87,7 @@ func (c *call) admitted() {
 	adm := &c.adm
 	c.req = router.Request{Method: c.method, Revision: adm.dialect.Revision(),
 		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, Deferrer: c, RawMeta: adm.rawMeta}
-	if m, ok := adm.dialect.Catalogue().Lookup(c.method); ok && m.InputRequired {
+	if adm.inputRequired {
 		c.req.Inputs = c
 		if adm.dialect.Era() == protocol.Modern && c.method == "tools/call" {
 			c.req.Tasks = c

@@ -60,6 +60,7 @@ type Engine struct {
 
 	sessions *sessionTable
 	streams  liveSet
+	due      dueWheel
 	closed   atomic.Bool
 	// life ends with Close: every response still being written ends too.
 	life context.Context
@@ -74,7 +75,8 @@ func New(srv transport.Server, opts *Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{srv: srv, o: o, pol: newPolicy(&o), sessions: newSessionTable(o.MaxSessions, o.SessionIdleTimeout)}
+	e := &Engine{srv: srv, o: o, pol: newPolicy(&o), sessions: newSessionTable(o.MaxSessions, o.SessionIdleTimeout),
+		due: dueWheel{period: duePeriod(o.StreamAfter)}}
 	e.life, e.stop = context.WithCancel(context.Background())
 	if rt, ok := srv.(*dispatch.Runtime); ok {
 		e.reg = rt.Registry()

@@ -131,7 +131,7 @@ func (e *Engine) execModern(ctx context.Context, p *Prepared, out Output) error 
 func (e *Engine) serveReply(ctx, dctx context.Context, sess transport.Session, p *Prepared, w *writer) error {
 	w.ctx = ctx
 	rep := w.rep
-	rep.dueAfter = e.o.StreamAfter
+	rep.dueAfter, rep.wheel = e.o.StreamAfter, &e.due
 	rep.w = w
 	deliver(dctx, sess, p, inlineReply{rep})
 	if rep.settleInline() {

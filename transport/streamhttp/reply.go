@@ -50,7 +50,10 @@ type reply struct {
 	inline  bool
 	w       *writer
 	spawned bool
-	due     *dueTimer
+	// wheel times the handler while it runs inline (dueSet: in dueSlot).
+	wheel   *dueWheel
+	dueSlot int
+	dueSet  bool
 
 	// cut, when set (a 2026-07-28 request), is the request's context: its
 	// end closes sess, which cancels the handler. The handler's own context
@@ -177,11 +180,11 @@ func (r *reply) inlined(running bool) {
 	switch {
 	case running && (len(r.pending) > 0 || r.final):
 		r.spawnLocked(false)
-	case running && r.w != nil && !r.spawned && r.due == nil && (r.dueAfter > 0 || r.cut != nil):
-		r.due = startDue(r, r.firstDue())
-	case !running && r.due != nil:
-		r.due.stop()
-		r.due = nil
+	case running && r.w != nil && r.wheel != nil && !r.spawned && !r.dueSet && (r.dueAfter > 0 || r.cut != nil):
+		r.dueSlot, r.dueSet = r.wheel.add(r, r.firstDue()), true
+	case !running && r.dueSet:
+		r.wheel.remove(r.dueSlot, r)
+		r.dueSet = false
 	}
 	r.mu.Unlock()
 }
@@ -196,13 +199,14 @@ func (r *reply) firstDue() time.Duration {
 	return r.dueAfter
 }
 
-// dueFired runs when an inline handler's due timer fires: at watchAfter it
-// registers the watch and re-arms dt for the rest of StreamAfter, if any;
-// at StreamAfter it starts the writer, due to open a stream.
-func (r *reply) dueFired(dt *dueTimer) {
+// dueFired runs when an inline handler is due on the wheel (in slot): at
+// watchAfter it registers the watch and is due again for the rest of
+// StreamAfter, if any; at StreamAfter it starts the writer, due to open a
+// stream.
+func (r *reply) dueFired(slot int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.inline || r.due != dt {
+	if !r.inline || !r.dueSet || r.dueSlot != slot {
 		return // the handler returned meanwhile
 	}
 	if r.watchLocked() {
@@ -211,7 +215,7 @@ func (r *reply) dueFired(dt *dueTimer) {
 			return
 		}
 		if rest := r.dueAfter - watchAfter; rest > 0 {
-			dt.t.Reset(rest)
+			r.wheel.rearm(slot, r, rest)
 			return
 		}
 	}
@@ -239,55 +243,11 @@ func (r *reply) settleInline() (spawned bool) {
 	defer r.mu.Unlock()
 	r.inline = false
 	r.w = nil
-	if r.due != nil {
-		r.due.stop()
-		r.due = nil
+	if r.dueSet {
+		r.wheel.remove(r.dueSlot, r)
+		r.dueSet = false
 	}
 	return r.spawned
-}
-
-// dueTimer is a StreamAfter timer for an inline handler, kept in a pool:
-// one per call was two allocations and a timer made and dropped.
-type dueTimer struct {
-	t  *time.Timer
-	mu sync.Mutex
-	r  *reply
-}
-
-var dueTimers sync.Pool
-
-func startDue(r *reply, d time.Duration) *dueTimer {
-	dt, ok := dueTimers.Get().(*dueTimer)
-	if !ok {
-		dt = &dueTimer{}
-		dt.t = time.AfterFunc(time.Hour, dt.fire)
-		dt.t.Stop()
-	}
-	dt.mu.Lock()
-	dt.r = r
-	dt.mu.Unlock()
-	dt.t.Reset(d)
-	return dt
-}
-
-func (dt *dueTimer) fire() {
-	dt.mu.Lock()
-	r := dt.r
-	dt.mu.Unlock()
-	if r != nil {
-		r.dueFired(dt)
-	}
-}
-
-// stop disarms dt. Only a timer stopped before it fired goes back to the
-// pool: one that fired may still be calling into its old reply.
-func (dt *dueTimer) stop() {
-	if dt.t.Stop() {
-		dt.mu.Lock()
-		dt.r = nil
-		dt.mu.Unlock()
-		dueTimers.Put(dt)
-	}
 }
 
 // Abandon implements transport.Abandoner: the request will get no answer,

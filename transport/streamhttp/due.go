@@ -15,9 +15,7 @@ type dueWheel struct {
 	period time.Duration
 
 	mu      sync.Mutex
-	entries []dueEntry // r nil: free
-	free    []int
-	n       int    // entries in use
+	entries slots[dueEntry]
 	tick    uint64 // ticks so far
 	t       *time.Timer
 	ticking bool
@@ -50,17 +48,7 @@ func (w *dueWheel) ticksFor(d time.Duration) uint64 {
 func (w *dueWheel) add(r *reply, d time.Duration) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	e := dueEntry{r: r, at: w.ticksFor(d)}
-	var slot int
-	if n := len(w.free); n > 0 {
-		slot = w.free[n-1]
-		w.free = w.free[:n-1]
-		w.entries[slot] = e
-	} else {
-		slot = len(w.entries)
-		w.entries = append(w.entries, e)
-	}
-	w.n++
+	slot := w.entries.put(dueEntry{r: r, at: w.ticksFor(d)})
 	if !w.ticking {
 		w.ticking = true
 		if w.t == nil {
@@ -75,8 +63,8 @@ func (w *dueWheel) add(r *reply, d time.Duration) int {
 // rearm makes r, in slot, due again after d.
 func (w *dueWheel) rearm(slot int, r *reply, d time.Duration) {
 	w.mu.Lock()
-	if w.entries[slot].r == r {
-		w.entries[slot].at = w.ticksFor(d)
+	if e := &w.entries.items[slot]; e.r == r {
+		e.at = w.ticksFor(d)
 	}
 	w.mu.Unlock()
 }
@@ -84,10 +72,8 @@ func (w *dueWheel) rearm(slot int, r *reply, d time.Duration) {
 // remove unregisters r from slot.
 func (w *dueWheel) remove(slot int, r *reply) {
 	w.mu.Lock()
-	if w.entries[slot].r == r {
-		w.entries[slot] = dueEntry{}
-		w.free = append(w.free, slot)
-		w.n--
+	if w.entries.items[slot].r == r {
+		w.entries.release(slot)
 	}
 	w.mu.Unlock()
 }
@@ -96,23 +82,23 @@ func (w *dueWheel) remove(slot int, r *reply) {
 // outside the lock, and the timer ticks on while any is registered.
 func (w *dueWheel) fire() {
 	var due []dueEntry
-	var slots []int
+	var dueSlots []int
 	w.mu.Lock()
 	w.tick++
-	for i, e := range w.entries {
-		if e.r != nil && e.at <= w.tick {
-			due = append(due, e)
-			slots = append(slots, i)
-			w.entries[i].at = never
+	for i := range w.entries.items {
+		if e := &w.entries.items[i]; e.r != nil && e.at <= w.tick {
+			due = append(due, *e)
+			dueSlots = append(dueSlots, i)
+			e.at = never
 		}
 	}
-	if w.n > 0 {
+	if w.entries.len() > 0 {
 		w.t.Reset(w.period)
 	} else {
 		w.ticking = false
 	}
 	w.mu.Unlock()
 	for i, e := range due {
-		e.r.dueFired(slots[i])
+		e.r.dueFired(dueSlots[i])
 	}
 }

@@ -28,7 +28,7 @@ func TestDueWheel(t *testing.T) {
 	fired := func(slot int) bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		return w.entries[slot].at == never
+		return w.entries.items[slot].at == never
 	}
 	a, b := &reply{}, &reply{}
 	sa, sb := w.add(a, time.Hour), w.add(b, 3*time.Hour)
@@ -46,13 +46,13 @@ func TestDueWheel(t *testing.T) {
 	assert.False(t, fired(sa))
 	w.fire()
 	assert.True(t, fired(sa), "due again")
-	assert.Nil(t, w.entries[sb].r, "removed")
+	assert.Nil(t, w.entries.items[sb].r, "removed")
 	assert.Equal(t, sb, w.add(b, time.Hour), "the freed slot")
 
 	w.remove(sa, a)
 	w.remove(sb, b)
 	w.remove(sb, b) // twice: no effect
-	assert.Equal(t, 0, w.n)
+	assert.Equal(t, 0, w.entries.len())
 	w.fire()
 	assert.False(t, w.ticking, "nothing registered: the timer stops")
 }

@@ -236,41 +236,30 @@ func (e *Engine) Close() {
 }
 
 // liveSet tracks the dispatch sessions of 2026-07-28 requests in flight,
-// so that a shutdown can end their listen streams gracefully. Each session
-// has a slot, reused once freed: a map keyed by the session interface cost
-// 1.5% of a small request in hashing and growing.
+// so that a shutdown can end their listen streams gracefully.
 type liveSet struct {
-	mu    sync.Mutex
-	slots []transport.Session // nil: free
-	free  []int
+	mu       sync.Mutex
+	sessions slots[transport.Session]
 }
 
 // add places s in a slot and returns the slot, for remove.
 func (l *liveSet) add(s transport.Session) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n := len(l.free); n > 0 {
-		i := l.free[n-1]
-		l.free = l.free[:n-1]
-		l.slots[i] = s
-		return i
-	}
-	l.slots = append(l.slots, s)
-	return len(l.slots) - 1
+	return l.sessions.put(s)
 }
 
 func (l *liveSet) remove(slot int) {
 	l.mu.Lock()
-	l.slots[slot] = nil
-	l.free = append(l.free, slot)
+	l.sessions.release(slot)
 	l.mu.Unlock()
 }
 
 func (l *liveSet) all() []transport.Session {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]transport.Session, 0, len(l.slots)-len(l.free))
-	for _, s := range l.slots {
+	out := make([]transport.Session, 0, l.sessions.len())
+	for _, s := range l.sessions.items {
 		if s != nil {
 			out = append(out, s)
 		}

@@ -26,7 +26,7 @@ func TestLiveSet(t *testing.T) {
 	assert.Equal(t, []transport.Session{b}, l.all())
 	assert.Equal(t, sa, l.add(c), "a freed slot is reused")
 	assert.ElementsMatch(t, []transport.Session{b, c}, l.all())
-	assert.Len(t, l.slots, 2, "no slot is added while one is free")
+	assert.Len(t, l.sessions.items, 2, "no slot is added while one is free")
 
 	l.closeAll()
 	assert.True(t, b.closed && c.closed)

@@ -79,6 +79,10 @@ func (s *Session) newCall(msg jsonrpc.Message, reply transport.Sink) *call {
 	return &call{s: s, id: msg.ID, method: msg.Method, params: msg.Params, reply: reply}
 }
 
+// modern reports whether the call speaks 2026-07-28 (or a later modern
+// revision), where input comes in rounds and tools may become tasks.
+func (c *call) modern() bool { return c.adm.dialect.Era() == protocol.Modern }
+
 // param returns member i of the call's params (paramMembers), or nil.
 func (c *call) param(i int) []byte { return c.adm.params.in(c.params, i) }
 
@@ -89,7 +93,7 @@ func (c *call) admitted() {
 		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, Deferrer: c, RawMeta: adm.rawMeta}
 	if adm.inputRequired {
 		c.req.Inputs = c
-		if adm.dialect.Era() == protocol.Modern && c.method == "tools/call" {
+		if c.modern() && c.method == "tools/call" {
 			c.req.Tasks = c
 		}
 	}

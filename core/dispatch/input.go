@@ -21,11 +21,10 @@ const MaxInputRequests = 32
 // resources/read, whose router.Inputter the call is. On 2026-07-28 it
 // answers from inputResponses and the verified requestState and collects
 // what is still missing; on the legacy revisions it sends server-to-client
-// requests (outbound.go). A call makes it when first needed (inputsOf):
+// requests (outbound.go). A call makes it when first needed (inputs):
 // most calls never ask, and it made every call a size class larger.
 type inputs struct {
-	c      *call
-	modern bool
+	c *call
 
 	mu sync.Mutex
 	// answers are the client's results by key: this round's inputResponses
@@ -45,7 +44,7 @@ func (c *call) inputs() *inputs {
 	if in := c.in.Load(); in != nil {
 		return in
 	}
-	in := &inputs{c: c, modern: c.adm.dialect.Era() == protocol.Modern}
+	in := &inputs{c: c}
 	if c.in.CompareAndSwap(nil, in) {
 		return in
 	}
@@ -90,7 +89,7 @@ func (in *inputs) input(ctx context.Context, reqs map[string]router.InputRequest
 		}
 		encoded[i] = spec.InputRequest{Method: q.Method, Params: params}
 	}
-	if !in.modern {
+	if !in.c.modern() {
 		return in.c.ask(ctx, keys, encoded)
 	}
 	if t := in.c.task.Load(); t != nil {
@@ -186,7 +185,7 @@ func encodeInputParams(p any) (json.RawMessage, error) {
 // (verifying the state) before the handler runs. Malformed members are
 // -32602.
 func (c *call) prepareInputs() error {
-	if c.adm.dialect.Era() != protocol.Modern {
+	if !c.modern() {
 		return nil
 	}
 	state, raw := c.param(paramRequestState), c.param(paramInputResponses)
@@ -247,7 +246,7 @@ func (in *inputs) computeDigest() error {
 // inputOutcome turns a handler's ErrInputRequired into the
 // InputRequiredResult of this round (2026-07-28). Anything else passes.
 func (c *call) inputOutcome(res spec.Result, err error) (spec.Result, error) {
-	if err == nil || c.adm.dialect.Era() != protocol.Modern || !router.IsInputRequired(err) {
+	if err == nil || !c.modern() || !router.IsInputRequired(err) {
 		return res, err
 	}
 	in := c.inputs()

@@ -445,10 +445,11 @@ func (c *call) StartTask() error {
 // mayBecomeTask reports whether a call may become a task, so that it is
 // not run on the delivering goroutine, which would wait for the task.
 func (c *call) mayBecomeTask() bool {
-	if c.req.Tasks == nil || !c.TasksDeclared() || c.param(paramName) == nil {
+	raw := c.param(paramName)
+	if c.req.Tasks == nil || !c.TasksDeclared() || raw == nil {
 		return false
 	}
-	name, err := jsonrpc.StringValue(c.param(paramName), "name")
+	name, err := jsonrpc.StringValue(raw, "name")
 	return err == nil && c.s.rt.cfg.Router.TaskSupport(name) != router.TaskForbidden
 }
 

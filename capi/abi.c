@@ -162,8 +162,8 @@ void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
 /* The ABI this file implements. A bump in polymcp.h must change this line
  * too, which also rebuilds the library: Go's build cache does not see
  * headers outside the package directory. */
-#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 5
-#error "abi.c implements libpolymcp ABI 1.5: update it together with polymcp.h"
+#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 6
+#error "abi.c implements libpolymcp ABI 1.6: update it together with polymcp.h"
 #endif
 
 uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }
@@ -395,6 +395,13 @@ int polymcp_call_start_task(polymcp_call_t c) {
 int polymcp_server_batch(polymcp_server_t s, int begin) {
   GUARD();
   return pmcpgo_server_batch(s, begin);
+}
+
+int polymcp_server_stdio_pump(polymcp_server_t s) {
+  GUARD();
+  if (callback_depth > 0)
+    return SET_ERROR(POLYMCP_E_INVALID, "polymcp_server_stdio_pump cannot be called from a callback: it would deadlock");
+  return pmcpgo_server_stdio_pump(s);
 }
 
 int polymcp_call_cancelled(polymcp_call_t c) {

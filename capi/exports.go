@@ -348,6 +348,12 @@ func pmcpgo_server_batch(s C.uint64_t, begin C.int) (rc C.int) {
 	return result(host.Batch(uint64(s), begin != 0))
 }
 
+//export pmcpgo_server_stdio_pump
+func pmcpgo_server_stdio_pump(s C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	return result(host.PumpStdio(uint64(s)))
+}
+
 //export pmcpgo_call_cancelled
 func pmcpgo_call_cancelled(c C.uint64_t) (rc C.int) {
 	defer guard(&rc)

@@ -62,7 +62,7 @@ extern "C" {
 #endif
 
 #define POLYMCP_ABI_MAJOR 1
-#define POLYMCP_ABI_MINOR 5
+#define POLYMCP_ABI_MINOR 6
 
 typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
 typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
@@ -298,13 +298,35 @@ int polymcp_server_notify(polymcp_server_t s, const char *method, size_t mlen, c
  * opts_json (borrowed; NULL/0 = defaults): "in_fd" (0), "out_fd" (1),
  * "max_line_bytes" (2000000; a longer line is answered -32600 and dropped),
  * "write_timeout_ms" (5000; a client that stops reading for that long ends
- * the transport). The library reads and writes duplicates of the
+ * the transport), "pump" (false; since ABI 1.6: the host does the reading,
+ * see polymcp_server_stdio_pump). The library reads and writes duplicates of the
  * descriptors (so EPIPE never raises SIGPIPE) and leaves the originals
  * open. The transport ends at end of input, on a write failure, or on
  * close; polymcp_server_wait reports that. POLYMCP_E_IO for a descriptor
  * that is not open. Nothing but protocol messages is written to out_fd.
  */
 int polymcp_server_serve_stdio(polymcp_server_t s, const char *opts_json, size_t len);
+
+/*
+ * Reads the input of the stdio transport started with "pump": true, on
+ * the calling thread. Such a transport starts no reading thread: the host
+ * polls in_fd in its own event loop and calls this when it is readable
+ * (calling when it is not costs one read). Every line that is ready is
+ * handled, on_call comes on this thread, inside this call, for the calls
+ * that can run at once (the others as usual, on library threads), and the
+ * answers given meanwhile are written before it returns, or at the end of
+ * an open polymcp_server_batch. A host whose handlers run on that thread
+ * (an event loop) so answers a burst of calls with no thread woken: the
+ * wake-up of a library reading thread and the hand-off to the host's cost
+ * more than the rest of a small call. Handlers that take long on this
+ * thread delay the input behind them; nothing takes the reading over.
+ * POLYMCP_OK: call again when in_fd is next readable. POLYMCP_E_CLOSED:
+ * the transport has ended (end of input, a write failure, close): stop
+ * polling. POLYMCP_E_INVALID when the server serves no stdio with "pump",
+ * or from inside a callback. One call at a time runs; others wait. Any
+ * thread. Since ABI 1.6.
+ */
+int polymcp_server_stdio_pump(polymcp_server_t s);
 
 /*
  * Serves Streamable HTTP (every revision, at "path") and the 2024-11-05

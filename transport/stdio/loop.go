@@ -74,10 +74,20 @@ type loop struct {
 	// wake passes the role to a parked spare.
 	wake   chan struct{}
 	spares atomic.Int32
+
+	// flush writes the answers held for the lines read: w.flush, or for a
+	// Pump's reader, on the host's thread, w.flushHost.
+	flush func()
+	// pumped is the one reader of a Serve read through a Pump (nil
+	// otherwise): it is never taken over, and pumpDone (the Pump's lock
+	// guards it) says its input has ended.
+	pumped   *reader
+	pumpDone bool
 }
 
 func newLoop(ctx context.Context, in io.Reader, w *writer, o *Options) *loop {
 	l := &loop{
+		flush:  w.flush,
 		ctx:    ctx,
 		lines:  NewLineReader(in, o.MaxLineBytes),
 		w:      w,
@@ -89,7 +99,12 @@ func newLoop(ctx context.Context, in io.Reader, w *writer, o *Options) *loop {
 		quit: make(chan struct{}),
 		wake: make(chan struct{}),
 	}
-	l.lines.beforeRead = w.flush
+	if o.Pump != nil {
+		l.pumped = &reader{l: l}
+		l.flush = w.flushHost
+		l.budget = min(l.budget, 0) // no takeover: the host's thread is the one reader
+	}
+	l.lines.beforeRead = l.flush
 	if l.budget > 0 {
 		l.epoch = time.Now()
 		l.budgetT = time.AfterFunc(time.Hour, l.checkBudget)
@@ -139,7 +154,7 @@ func (l *loop) read(r *reader) error {
 	}
 	for burst := 0; ; burst++ {
 		if burst == maxBurst {
-			l.w.flush()
+			l.flush()
 			burst = 0
 		}
 		if l.stopped.Load() {
@@ -155,7 +170,7 @@ func (l *loop) read(r *reader) error {
 			continue
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || err == errWouldBlock {
 				return err
 			}
 			return fmt.Errorf("stdio: read: %w", err)
@@ -169,7 +184,7 @@ func (l *loop) read(r *reader) error {
 		if !r.phase.CompareAndSwap(phaseDelivering, phaseIdle) {
 			// Taken over while it ran the handler; what it sent is held
 			// until the new reader flushes, which may be a while.
-			l.w.flush()
+			l.flush()
 			return nil
 		}
 	}
@@ -178,7 +193,7 @@ func (l *loop) read(r *reader) error {
 // takeover moves the role from r, if r is running a handler, to a spare or
 // a new goroutine; after stop it ends the role instead.
 func (l *loop) takeover(r *reader) {
-	if r == nil || !r.phase.CompareAndSwap(phaseRunning, phaseRetired) {
+	if r == nil || l.pumped != nil || !r.phase.CompareAndSwap(phaseRunning, phaseRetired) {
 		return
 	}
 	if l.stopped.Load() {
@@ -259,6 +274,10 @@ func (r *reader) Inline(running bool) {
 	l.w.holding.Store(!running)
 	if !running {
 		r.phase.CompareAndSwap(phaseRunning, phaseDelivering)
+		return
+	}
+	if l.budgetT == nil { // no budget: nothing will take the role over
+		r.phase.CompareAndSwap(phaseDelivering, phaseRunning)
 		return
 	}
 	r.since.Store(int64(time.Since(l.epoch)))

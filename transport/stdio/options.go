@@ -42,6 +42,9 @@ type Options struct {
 	// Batch, if set, lets the caller gather what it sends in one go into
 	// one write (see Batch).
 	Batch *Batch
+	// Pump, if set, has the caller's thread do the reading instead of a
+	// goroutine of Serve's (see Pump); the input must be a descriptor.
+	Pump *Pump
 }
 
 // withDefaults returns a copy of o with every unset field filled in.

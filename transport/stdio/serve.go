@@ -35,6 +35,14 @@ type readDeadliner interface {
 // Serve never closes in or out.
 func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Writer, opts *Options) error {
 	o := opts.withDefaults()
+	if o.Pump != nil {
+		defer o.Pump.detach() // after everything below: no Read outlives Serve
+		raw := rawConn(in)
+		if raw == nil {
+			return errors.New("stdio: a Pump reads a descriptor, and this input has none")
+		}
+		in = tryReader{raw}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -50,7 +58,11 @@ func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Write
 	// well only cost a registration per call (and a watch on it).
 	l := newLoop(context.WithoutCancel(ctx), in, w, &o)
 	l.session = srv.NewSession(info, w)
-	l.start()
+	if o.Pump != nil {
+		o.Pump.attach(l)
+	} else {
+		l.start()
+	}
 
 	var err error
 	readerDone := false
@@ -70,7 +82,7 @@ func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Write
 	// one inline; they may still answer while it runs, and the writer
 	// accepts those answers until it is closed below.
 	l.session.Close()
-	if !readerDone {
+	if !readerDone && o.Pump == nil {
 		interruptRead(in, l.done)
 	}
 	w.close()

@@ -175,6 +175,20 @@ func (w *writer) flush() {
 	w.flushLocked(w.dl != nil, w.write)
 }
 
+// flushHost is flush for a reader on a host's thread (Pump), which must
+// not be kept waiting: the write does not wait for a full pipe (the writer
+// goroutine takes the rest), and while a Batch is open the held messages
+// stay queued for its End, so that they leave with what the host answers
+// later in the batch.
+func (w *writer) flushHost() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.holding.Store(false)
+	if !w.batch.holding() {
+		w.flushLocked(w.raw != nil, w.tryWrite)
+	}
+}
+
 // flushBatch writes what a Batch held, from the caller's thread when no
 // write is under way (one that is takes it after), with a write that does
 // not wait for a full pipe.

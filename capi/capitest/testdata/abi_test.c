@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE /* memmem, dladdr */
 #include <dlfcn.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -74,6 +75,8 @@ struct host {
   int barrier;                /* on_call waits until this many are inside */
   int inside, max_inside;
   int wait_rc;                /* polymcp_server_wait from inside a callback */
+  int pump_rc;                /* polymcp_server_stdio_pump from inside a callback */
+  pthread_t call_thread;      /* the thread of the last on_call */
   char last_params[512];
   int replies;                /* session messages with "result" */
   char last_reply[1024];
@@ -84,6 +87,7 @@ static void host_init(struct host *h) {
   pthread_mutex_init(&h->mu, NULL);
   pthread_cond_init(&h->cv, NULL);
   h->wait_rc = 1;
+  h->pump_rc = 1;
 }
 
 static void host_destroy(struct host *h) {
@@ -114,6 +118,8 @@ static void on_call(void *user, polymcp_call_t call, uint32_t kind, uint64_t tag
   h->calls++;
   snprintf(h->last_params, sizeof h->last_params, "%.*s", (int)len, params);
   if (h->wait_rc == 1) h->wait_rc = polymcp_server_wait(h->server, 0);
+  if (h->pump_rc == 1) h->pump_rc = polymcp_server_stdio_pump(h->server);
+  h->call_thread = pthread_self();
   h->inside++;
   if (h->inside > h->max_inside) h->max_inside = h->inside;
   pthread_cond_broadcast(&h->cv);
@@ -353,6 +359,7 @@ static void test_bad_handles(void) {
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_serve_stdio(b, NULL, 0));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_wait(b, 0));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_batch(b, 1));
+    EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_stdio_pump(b));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_close(b));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_server_free(b));
     EXPECT_RC(POLYMCP_E_BADHANDLE, polymcp_session_open(b, NULL, 0, on_send, &h, &ss));
@@ -661,6 +668,52 @@ static void test_stdio_pipes(void) {
   host_destroy(&h);
 }
 
+/* With "pump", the host's own loop polls the input and pumps: on_call
+ * comes on the pumping thread, and the answer it gives there is in the
+ * output pipe when the pump returns. */
+static void test_stdio_pump(void) {
+  struct host h;
+  host_init(&h);
+  h.answer_inline = 1;
+  new_server(&h, NULL);
+  EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_stdio_pump(h.server)); /* no stdio with pump */
+  int in[2], out[2];
+  CHECK(pipe(in) == 0 && pipe(out) == 0, "pipe");
+  char opts[80];
+  int n = snprintf(opts, sizeof opts, "{\"in_fd\":%d,\"out_fd\":%d,\"pump\":true}", in[0], out[1]);
+  OK(polymcp_server_serve_stdio(h.server, opts, (size_t)n));
+  OK(polymcp_server_stdio_pump(h.server)); /* nothing to read yet */
+  static const char call[] =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}\n";
+  CHECK(write(in[1], INIT, sizeof INIT - 1) > 0 && write(in[1], "\n", 1) == 1, "write");
+  CHECK(write(in[1], call, sizeof call - 1) > 0, "write");
+  char buf[4096];
+  size_t got = 0;
+  struct pollfd pin = {.fd = in[0], .events = POLLIN};
+  while (!memmem(buf, got, "\"id\":1,", 7)) {
+    CHECK(poll(&pin, 1, FAIL_AFTER_MS) == 1, "input never readable");
+    OK(polymcp_server_stdio_pump(h.server));
+    struct pollfd pout = {.fd = out[0], .events = POLLIN};
+    while (poll(&pout, 1, 0) == 1) { /* what the pump wrote: no waiting */
+      ssize_t r = read(out[0], buf + got, sizeof buf - got - 1);
+      CHECK(r > 0, "read %zd", r);
+      got += (size_t)r;
+    }
+  }
+  buf[got] = 0;
+  CHECK(strstr(buf, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n"),
+        "output %s", buf);
+  CHECK(pthread_equal(h.call_thread, pthread_self()), "on_call came on another thread");
+  EXPECT_RC(POLYMCP_E_INVALID, h.pump_rc); /* from inside on_call */
+  close(in[1]); /* end of input ends the transport */
+  CHECK(poll(&pin, 1, FAIL_AFTER_MS) == 1, "end of input never readable");
+  EXPECT_RC(POLYMCP_E_CLOSED, polymcp_server_stdio_pump(h.server));
+  OK(polymcp_server_wait(h.server, FAIL_AFTER_MS));
+  close(in[0]), close(out[0]), close(out[1]);
+  finish(&h);
+  host_destroy(&h);
+}
+
 /* A child after fork() gets POLYMCP_E_FORKED without entering Go. */
 static void test_fork(void) {
   struct host h;
@@ -825,6 +878,7 @@ static const struct {
     {"close_in_flight", test_close_in_flight},
     {"free_open_server", test_free_open_server},
     {"stdio_pipes", test_stdio_pipes},
+    {"stdio_pump", test_stdio_pump},
     {"fork", test_fork},
     {"serve_http", test_serve_http},
     {"host_http", test_host_http},

@@ -41,6 +41,8 @@ type StdioConfig struct {
 	OutFD          *int  `json:"out_fd"` // default 1
 	MaxLineBytes   int   `json:"max_line_bytes"`
 	WriteTimeoutMs int64 `json:"write_timeout_ms"`
+	// Pump has the host read: polymcp_server_stdio_pump (ABI 1.6).
+	Pump bool `json:"pump"`
 }
 
 // ProcessConfig is the JSON of polymcp_configure.

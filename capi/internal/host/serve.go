@@ -24,6 +24,25 @@ func Batch(h uint64, begin bool) error {
 	return nil
 }
 
+// PumpStdio reads, on the calling thread, the input of the stdio transport
+// started with "pump": what is ready is handled and answered, and the
+// host calls again when the input descriptor is readable. EClosed once
+// that transport has ended: the host stops polling.
+func PumpStdio(h uint64) error {
+	s, err := lookupServer(h)
+	if err != nil {
+		return err
+	}
+	p := s.pump.Load()
+	switch {
+	case p == nil:
+		return errorf(EInvalid, "server %#x does not serve stdio with \"pump\"", h)
+	case !p.Read():
+		return errorf(EClosed, "the stdio transport of server %#x has ended", h)
+	}
+	return nil
+}
+
 // ServeStdio serves one client over a pair of descriptors (stdin and
 // stdout by default) in the background. The transport writes through a
 // duplicate of the output descriptor, so a client that went away is an
@@ -48,6 +67,10 @@ func ServeStdio(h uint64, options []byte) error {
 	}
 	opts := cfg.options(s.log)
 	opts.Batch = &s.batch
+	if cfg.Pump {
+		opts.Pump = stdio.NewPump()
+	}
+	s.pump.Store(opts.Pump)
 	return s.startTransport("stdio", func(ctx context.Context) error {
 		return stdio.ServeFD(ctx, s.srv, in, out, opts)
 	})

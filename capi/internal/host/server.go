@@ -14,6 +14,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/polymcp/polymcp/core/spec"
@@ -58,6 +59,9 @@ type Server struct {
 	// batch gathers the answers the host gives in one go over stdio
 	// (polymcp_server_batch).
 	batch stdio.Batch
+	// pump reads the input of the last stdio transport started with
+	// "pump" (polymcp_server_stdio_pump), or is nil.
+	pump atomic.Pointer[stdio.Pump]
 
 	// The Engine of host-owned HTTP (polymcp_server_http), made on first use.
 	httpCfg    HTTPConfig

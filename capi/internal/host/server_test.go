@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -214,6 +217,44 @@ func TestServeStdio(t *testing.T) {
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}]}}`, lines.Text())
 	require.NoError(t, inW.Close())
 	require.NoError(t, Wait(f.server, -1))
+}
+
+// With "pump", nothing reads until the host pumps; a call the host answers
+// inside on_call is answered before PumpStdio returns, from its thread.
+func TestPumpStdio(t *testing.T) {
+	var onCallers sync.Map // goroutine ids on_call ran on
+	f := newFixture(t, "", func(call uint64, _ uint32, _ uint64, _ []byte) {
+		onCallers.Store(goid(), true)
+		require.NoError(t, Complete(call, []byte(`{"content":[{"type":"text","text":"pong"}]}`)))
+	})
+	inR, inW, err := os.Pipe()
+	require.NoError(t, err)
+	outR, outW, err := os.Pipe()
+	require.NoError(t, err)
+	defer inR.Close()
+	defer outR.Close()
+	defer outW.Close()
+	assert.Equal(t, EInvalid, CodeOf(PumpStdio(f.server)), "no stdio served with pump")
+	require.NoError(t, ServeStdio(f.server, fmt.Appendf(nil, `{"in_fd":%d,"out_fd":%d,"pump":true}`, inR.Fd(), outW.Fd())))
+	fmt.Fprintln(inW, initialize)
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}`)
+	require.NoError(t, PumpStdio(f.server))
+	lines := bufio.NewScanner(outR)
+	require.True(t, lines.Scan())
+	require.True(t, lines.Scan())
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}]}}`, lines.Text())
+	_, onPumper := onCallers.Load(goid())
+	assert.True(t, onPumper, "on_call ran inside PumpStdio")
+	require.NoError(t, inW.Close())
+	assert.Equal(t, EClosed, CodeOf(PumpStdio(f.server)), "end of input")
+	require.NoError(t, Wait(f.server, -1))
+}
+
+// goid is the calling goroutine's id, from its stack header.
+func goid() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	return strings.Fields(string(b))[1]
 }
 
 func TestSessionClose(t *testing.T) {

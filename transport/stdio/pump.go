@@ -1,0 +1,88 @@
+package stdio
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+)
+
+// errWouldBlock is what a pumped reader's Read returns when no input is
+// ready: the Pump returns to its host, which calls again when there is.
+var errWouldBlock = errors.New("stdio: no input ready")
+
+// Pump lets a host's own thread do the reading of a Serve, for a host that
+// waits for input in its event loop anyway (Node's libuv loop polls the
+// descriptor). With Options.Pump set, Serve starts no reading goroutine:
+// each Read reads the lines that are ready without waiting, hands them to
+// the session and runs their handlers on the calling thread, writes the
+// answers held for them, and returns. A host whose handlers run on that
+// thread (its one JS thread) then answers a burst of calls with no thread
+// woken on either side: the wake-up of Go's reader and the hand-off to
+// the host's thread cost more than the rest of a small call.
+//
+// The rest of the transport is unchanged: the framing and its limits, the
+// writer goroutine (a flush on the host's thread never waits for a full
+// pipe), cancellation and shutdown. What a pumped Serve gives up is the
+// inline budget: a handler that is slow on the host's thread delays the
+// input behind it, as anything slow on an event loop does.
+//
+// A Pump serves one Serve, over a descriptor (Serve fails otherwise).
+type Pump struct {
+	ready chan struct{} // closed once Serve started, or ended without starting
+	once  sync.Once
+	mu    sync.Mutex // one Read at a time; Serve's end waits for the last
+	l     atomic.Pointer[loop]
+}
+
+// NewPump returns a Pump for one Serve.
+func NewPump() *Pump { return &Pump{ready: make(chan struct{})} }
+
+// Read reads and handles every line that is ready, writes what it held,
+// and reports whether to call it again when input is next ready. It
+// returns false once the input has ended, the transport has stopped, or
+// Serve returned; after that it does nothing. It waits for the Serve it
+// was given to, which the caller has started, to take it. One Read runs
+// at a time; others wait.
+func (p *Pump) Read() bool {
+	<-p.ready
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.l.Load()
+	return l != nil && l.pump()
+}
+
+// attach is Serve's: l reads through p from now on.
+func (p *Pump) attach(l *loop) {
+	p.l.Store(l)
+	p.open()
+}
+
+// detach is Serve's last step: it waits for a Read under way, then ends p.
+func (p *Pump) detach() {
+	p.open()
+	p.mu.Lock()
+	p.l.Store(nil)
+	p.mu.Unlock()
+}
+
+func (p *Pump) open() { p.once.Do(func() { close(p.ready) }) }
+
+// pump is the reading role for one Pump.Read, on the caller's thread.
+func (l *loop) pump() bool {
+	if l.pumpDone {
+		return false
+	}
+	r := l.pumped
+	l.current.Store(r)
+	err := l.read(r)
+	if errors.Is(err, errWouldBlock) {
+		return true
+	}
+	if err == nil {
+		err = errStopped
+	}
+	l.pumpDone = true
+	l.flush()
+	l.done <- err
+	return false
+}

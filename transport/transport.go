@@ -66,6 +66,16 @@ type Inliner interface {
 	Inline(running bool)
 }
 
+// HostThread is implemented by an Inliner whose goroutine is a host's
+// event-loop thread (stdio read through a Pump): it must never wait for
+// work that may need that thread. A request that the executor has to
+// queue then runs on a worker when its turn comes instead of inline, and
+// nothing takes over the thread's reading, so Detach does nothing.
+type HostThread interface {
+	Inliner
+	OnHostThread()
+}
+
 // Detacher is implemented by an Inliner whose delivering goroutine has
 // other work to get back to (stdio's reader, which has the next lines to
 // read). Detach, called while a handler runs inline, hands that work to

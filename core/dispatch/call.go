@@ -210,7 +210,7 @@ func (c *call) settle() bool {
 // When the reply is a transport.Inliner, the handler runs here, on the
 // goroutine that delivered the request (which waits for the answer anyway),
 // rather than on a worker: at once given a free slot, else when its turn in
-// the executor's queue comes.
+// the executor's queue comes (on a worker then for a transport.HostThread).
 func (c *call) run(ctx context.Context, m method) {
 	ex := c.s.rt.cfg.Executor
 	var (
@@ -248,6 +248,11 @@ func (c *call) run(ctx context.Context, m method) {
 		c.watch(ctx, jobCtx)
 	}
 	if inl != nil {
+		if _, host := inl.(transport.HostThread); host && turn.Queued() {
+			// The jobs ahead may be waiting for this very thread.
+			turn.Hand()
+			return
+		}
 		// A job given a slot holds it until it has run, abandoned or not; a
 		// queued one waits here for its turn.
 		c.inline = inl

@@ -128,6 +128,38 @@ type inlineInbox struct{ abandonInbox }
 
 func (inlineInbox) Inline(bool) {}
 
+// hostInbox is an inbox whose handlers run inline on a host's event-loop
+// thread (transport.HostThread).
+type hostInbox struct{ *inbox }
+
+func (hostInbox) Inline(bool)   {}
+func (hostInbox) OnHostThread() {}
+
+// A request delivered on a host's thread that finds no free slot is not
+// waited for there: Deliver returns, and a worker runs it when its turn
+// comes. (The calls holding the slots may be waiting for that thread.)
+func TestHostThreadNeverWaitsForATurn(t *testing.T) {
+	f := newFixture(t, executor.Options{MaxConcurrency: 1})
+	s, in := initialized(t, f)
+	s.deliverString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`, in)
+	<-f.entered
+	delivered := make(chan struct{})
+	go func() {
+		s.deliverString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"queued"}}}`, hostInbox{in})
+		close(delivered)
+	}()
+	select {
+	case <-delivered:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Deliver on a host thread waited for the busy slot")
+	}
+	in.none(t, 20*time.Millisecond)
+	close(f.release)
+	got := []string{in.next(t), in.next(t)}
+	assert.Contains(t, got[0], `"released"`, "FIFO: the call holding the slot answers first")
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"queued"}]}}`, got[1])
+}
+
 func TestPanicIsAnErrorForThatCallOnly(t *testing.T) {
 	f := newFixture(t, executor.Options{})
 	s, in := initialized(t, f)

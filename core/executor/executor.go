@@ -291,6 +291,27 @@ func (e *Executor) SubmitInline(parent context.Context, job Job) (ctx context.Co
 // a value rather than a function: a closure per job was an allocation.
 type Turn struct{ j *job }
 
+// Queued reports whether the job was queued when admitted: Run would wait
+// for its turn.
+func (t Turn) Queued() bool { return t.j.turn != nil }
+
+// Hand is Run for a submitter that must not wait for a queued job's turn
+// (a host's event-loop thread, which the jobs ahead may need): the job
+// runs on a worker when its turn comes, as if SubmitJob had admitted it.
+// Call Hand or Run, once.
+func (t Turn) Hand() {
+	j, e := t.j, t.j.e
+	e.mu.Lock()
+	state := j.state.Load()
+	if state == stateQueued {
+		j.turn = nil // next starts it like any queued job
+	}
+	e.mu.Unlock()
+	if state == stateRunning { // promoted meanwhile: nobody runs it but us
+		e.start(j)
+	}
+}
+
 // Run runs the job on the caller's goroutine (see SubmitInline).
 func (t Turn) Run() {
 	if t.j.turn != nil {
@@ -649,10 +670,12 @@ func (e *Executor) next(j *job) *job {
 		dropped.pushBack(n)
 		n = e.queue.popFront()
 	}
+	var turn chan struct{} // read under the lock: Hand may clear it
 	if n != nil {
 		n.unwatch = nil
 		n.state.Store(stateRunning)
 		e.active.pushBack(n)
+		turn = n.turn
 	} else {
 		e.notifyIfIdleLocked()
 	}
@@ -660,9 +683,9 @@ func (e *Executor) next(j *job) *job {
 	for d := dropped.popFront(); d != nil; d = dropped.popFront() {
 		d.end(nil) // unlinks from the parent
 	}
-	if n != nil && n.turn != nil {
+	if turn != nil {
 		// An inline job runs on its submitter's goroutine, which waits.
-		close(n.turn)
+		close(turn)
 		return nil
 	}
 	return n

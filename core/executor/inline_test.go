@@ -151,3 +151,49 @@ func TestSubmitInlineClose(t *testing.T) {
 	waitDone(t, done, "the inline job to end")
 	assert.ErrorIs(t, seen, ErrClosed)
 }
+
+// Hand gives a queued inline job back: the submitter returns at once and a
+// worker runs the job when its turn comes, in FIFO order as ever; a job
+// handed as it is promoted runs exactly once; a handed job whose context
+// ends while queued never runs.
+func TestTurnHand(t *testing.T) {
+	e := newExecutor(t, Options{MaxConcurrency: 1})
+	release := make(chan struct{})
+	submit(t, e, func(context.Context) { <-release })
+	var order []string
+	var mu sync.Mutex
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	handed := make(chan struct{})
+	_, _, turn, err := e.SubmitInline(context.Background(), Func(func(context.Context) { note("handed"); close(handed) }))
+	require.NoError(t, err)
+	require.True(t, turn.Queued())
+	after := make(chan struct{})
+	submit(t, e, func(context.Context) { note("after"); close(after) })
+	turn.Hand() // returns without waiting for the slot
+	cancelled, cancel, dropped, err := e.SubmitInline(context.Background(), Func(func(context.Context) { t.Error("a job dropped from the queue ran") }))
+	require.NoError(t, err)
+	dropped.Hand()
+	cancel(errors.New("gone"))
+	require.Error(t, cancelled.Err())
+	close(release)
+	waitDone(t, handed, "the handed job")
+	waitDone(t, after, "the job queued after it")
+	mu.Lock()
+	assert.Equal(t, []string{"handed", "after"}, order)
+	mu.Unlock()
+
+	// Handed while the job ahead finishes: whichever wins, it runs once.
+	for range 200 {
+		done := make(chan struct{})
+		submit(t, e, func(context.Context) {})
+		var runs sync.WaitGroup
+		runs.Add(1)
+		_, _, turn, err := e.SubmitInline(context.Background(), Func(func(context.Context) { runs.Done() }))
+		require.NoError(t, err)
+		turn.Hand()
+		go func() { runs.Wait(); close(done) }()
+		waitDone(t, done, "the raced job")
+	}
+	require.NoError(t, e.Wait(context.Background()))
+	assert.Equal(t, Stats{}, e.Stats())
+}

@@ -149,8 +149,11 @@ func (l *loop) serve(r *reader) {
 // reader is taken over (nil).
 func (l *loop) read(r *reader) error {
 	var sink transport.Sink = r
-	if l.budget < 0 {
+	switch {
+	case l.budget < 0:
 		sink = l.w // every call on the executor, answered when ready
+	case l.pumped != nil:
+		sink = hostReader{r}
 	}
 	for burst := 0; ; burst++ {
 		if burst == maxBurst {

@@ -67,6 +67,13 @@ func (p *Pump) detach() {
 
 func (p *Pump) open() { p.once.Do(func() { close(p.ready) }) }
 
+// hostReader is the reply sink of a Pump's reader: the thread delivering
+// is the host's, which must not wait for a turn in the executor's queue.
+type hostReader struct{ *reader }
+
+// OnHostThread implements transport.HostThread.
+func (hostReader) OnHostThread() {}
+
 // pump is the reading role for one Pump.Read, on the caller's thread.
 func (l *loop) pump() bool {
 	if l.pumpDone {

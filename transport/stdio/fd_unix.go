@@ -5,6 +5,7 @@ package stdio
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -40,18 +41,33 @@ func ServeProcess(ctx context.Context, srv transport.Server, opts *Options) erro
 // share with the originals: while Serve runs, other code reading inFD or
 // writing outFD directly may see EAGAIN (it should not: those streams carry
 // the protocol). The original mode is restored on return.
+//
+// With Options.Pump the input is read only by the Pump's caller, through
+// a duplicate that Go's poller does not watch.
 func ServeFD(ctx context.Context, srv transport.Server, inFD, outFD int, opts *Options) error {
-	in, err := openDup(inFD, "stdio-in")
-	if err != nil {
-		return err
+	var in io.Reader
+	if opts != nil && opts.Pump != nil {
+		defer opts.Pump.detach() // when opening fails
+		d, err := openFDInput(inFD)
+		if err != nil {
+			return err
+		}
+		defer d.close()
+		in = d
+	} else {
+		d, err := openDup(inFD, "stdio-in")
+		if err != nil {
+			return err
+		}
+		defer d.close()
+		in = d.f
 	}
-	defer in.close()
 	out, err := openDup(outFD, "stdio-out")
 	if err != nil {
 		return err
 	}
 	defer out.close()
-	return Serve(ctx, srv, in.f, out.f, opts)
+	return Serve(ctx, srv, in, out.f, opts)
 }
 
 // dupFile is a non-blocking duplicate of a descriptor the caller owns.
@@ -66,9 +82,21 @@ type dupFile struct {
 // children a handler spawns, which would otherwise keep the client's pipe
 // open after we exit.
 func openDup(fd int, name string) (*dupFile, error) {
-	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+	nfd, wasBlocking, err := dupNonblocking(fd)
 	if err != nil {
-		return nil, fmt.Errorf("stdio: dup fd %d: %w", fd, err)
+		return nil, err
+	}
+	// NewFile sees O_NONBLOCK and registers the descriptor with the
+	// poller, which is what makes SetWriteDeadline and SetReadDeadline work.
+	return &dupFile{f: os.NewFile(uintptr(nfd), name), wasBlocking: wasBlocking}, nil
+}
+
+// dupNonblocking duplicates fd (as openDup says) in non-blocking mode,
+// its pipe widened, and reports whether it was blocking before.
+func dupNonblocking(fd int) (nfd int, wasBlocking bool, err error) {
+	nfd, err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return -1, false, fmt.Errorf("stdio: dup fd %d: %w", fd, err)
 	}
 	flags, err := unix.FcntlInt(uintptr(nfd), unix.F_GETFL, 0)
 	if err == nil && flags&unix.O_NONBLOCK == 0 {
@@ -76,12 +104,53 @@ func openDup(fd int, name string) (*dupFile, error) {
 	}
 	if err != nil {
 		_ = unix.Close(nfd)
-		return nil, fmt.Errorf("stdio: non-blocking fd %d: %w", fd, err)
+		return -1, false, fmt.Errorf("stdio: non-blocking fd %d: %w", fd, err)
 	}
 	growPipe(nfd)
-	// NewFile sees O_NONBLOCK and registers the descriptor with the
-	// poller, which is what makes SetWriteDeadline and SetReadDeadline work.
-	return &dupFile{f: os.NewFile(uintptr(nfd), name), wasBlocking: flags&unix.O_NONBLOCK == 0}, nil
+	return nfd, flags&unix.O_NONBLOCK == 0, nil
+}
+
+// fdInput is a pumped ServeFD's input (hostInput): a non-blocking
+// duplicate read directly, outside the poller.
+type fdInput struct {
+	fd          int
+	wasBlocking bool
+}
+
+func openFDInput(fd int) (*fdInput, error) {
+	nfd, wasBlocking, err := dupNonblocking(fd)
+	if err != nil {
+		return nil, err
+	}
+	return &fdInput{fd: nfd, wasBlocking: wasBlocking}, nil
+}
+
+func (*fdInput) hostInput() {}
+
+// Read reads what is ready, without waiting: errWouldBlock when nothing is.
+func (d *fdInput) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(d.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, errWouldBlock
+		case err != nil:
+			return 0, &os.PathError{Op: "read", Path: "stdio-in", Err: err}
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// close restores the blocking mode (see dupFile.close) and closes the copy.
+func (d *fdInput) close() {
+	if d.wasBlocking {
+		_ = unix.SetNonblock(d.fd, false)
+	}
+	_ = unix.Close(d.fd)
 }
 
 // close restores the shared blocking mode, so a terminal or pipe is left

@@ -2,6 +2,7 @@ package stdio
 
 import (
 	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 )
@@ -26,7 +27,7 @@ var errWouldBlock = errors.New("stdio: no input ready")
 // inline budget: a handler that is slow on the host's thread delays the
 // input behind it, as anything slow on an event loop does.
 //
-// A Pump serves one Serve, over a descriptor (Serve fails otherwise).
+// A Pump serves one ServeFD (Serve fails for any other input).
 type Pump struct {
 	ready chan struct{} // closed once Serve started, or ended without starting
 	once  sync.Once
@@ -66,6 +67,15 @@ func (p *Pump) detach() {
 }
 
 func (p *Pump) open() { p.once.Do(func() { close(p.ready) }) }
+
+// hostInput is the input of a pumped ServeFD, which the host's thread
+// reads without waiting: errWouldBlock when nothing is ready. It is kept
+// out of Go's poller: there each arrival of input would wake an idle Go
+// thread for a read that the host does.
+type hostInput interface {
+	io.Reader
+	hostInput()
+}
 
 // hostReader is the reply sink of a Pump's reader: the thread delivering
 // is the host's, which must not wait for a turn in the executor's queue.

@@ -40,7 +40,7 @@ func startPump(t *testing.T, ctx context.Context, opts Options) *pumpHarness {
 	h := &pumpHarness{srv: srv, pump: NewPump(), batch: opts.Batch, inW: inW, outR: outR, lines: bufio.NewReader(outR), done: make(chan error, 1)}
 	opts.Pump = h.pump
 	go func() {
-		h.done <- Serve(ctx, srv, inR, outW, &opts)
+		h.done <- ServeFD(ctx, srv, int(inR.Fd()), int(outW.Fd()), &opts)
 		inR.Close()
 		outW.Close()
 	}()
@@ -134,7 +134,7 @@ func TestPumpReadWaitsForServe(t *testing.T) {
 	srv := newFakeServer()
 	srv.inline = true
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), srv, inR, outW, &Options{Pump: p}) }()
+	go func() { done <- ServeFD(context.Background(), srv, int(inR.Fd()), int(outW.Fd()), &Options{Pump: p}) }()
 	select {
 	case ok := <-read:
 		assert.True(t, ok)
@@ -149,14 +149,19 @@ func TestPumpReadWaitsForServe(t *testing.T) {
 	require.NoError(t, <-done)
 }
 
-// A Pump needs a descriptor; Serve refuses anything else at once, and a
-// Read waiting for it returns false rather than hang.
-func TestPumpNeedsADescriptor(t *testing.T) {
+// A Pump reads ServeFD's input: Serve refuses any other at once, as
+// ServeFD does a descriptor that is not open, and a Read waiting for
+// either returns false rather than hang.
+func TestPumpNeedsServeFD(t *testing.T) {
 	p := NewPump()
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	err := Serve(context.Background(), newFakeServer(), inR, io.Discard, &Options{Pump: p})
-	require.ErrorContains(t, err, "a Pump reads a descriptor")
+	require.ErrorContains(t, err, "a Pump reads the input of ServeFD")
+	assert.False(t, p.Read())
+
+	p = NewPump()
+	require.Error(t, ServeFD(context.Background(), newFakeServer(), 999, 1, &Options{Pump: p}))
 	assert.False(t, p.Read())
 }
 

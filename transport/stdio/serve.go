@@ -37,11 +37,9 @@ func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Write
 	o := opts.withDefaults()
 	if o.Pump != nil {
 		defer o.Pump.detach() // after everything below: no Read outlives Serve
-		raw := rawConn(in)
-		if raw == nil {
-			return errors.New("stdio: a Pump reads a descriptor, and this input has none")
+		if _, ok := in.(hostInput); !ok {
+			return errors.New("stdio: a Pump reads the input of ServeFD")
 		}
-		in = tryReader{raw}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

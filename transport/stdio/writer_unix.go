@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rawConn returns v's descriptor access (for tryWrite, tryReader), if it has one.
-func rawConn(v any) syscall.RawConn {
-	if c, ok := v.(syscall.Conn); ok {
+// rawConn returns out's descriptor access for tryWrite, if it has one.
+func rawConn(out io.Writer) syscall.RawConn {
+	if c, ok := out.(syscall.Conn); ok {
 		if raw, err := c.SyscallConn(); err == nil {
 			return raw
 		}
@@ -56,34 +56,6 @@ func (w *writer) tryWrite(b []byte) (int, error) {
 	}
 	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 		return n, wrapWrite(err)
-	}
-	return n, nil
-}
-
-// tryReader reads a descriptor without ever waiting for input: none ready
-// is errWouldBlock, for a Pump to return to its host.
-type tryReader struct{ raw syscall.RawConn }
-
-func (t tryReader) Read(p []byte) (int, error) {
-	n := 0
-	var rerr error
-	err := t.raw.Read(func(fd uintptr) bool {
-		for {
-			n, rerr = unix.Read(int(fd), p)
-			if rerr != unix.EINTR {
-				return true // never wait: the host polls
-			}
-		}
-	})
-	switch {
-	case err != nil:
-		return 0, err
-	case rerr == unix.EAGAIN:
-		return 0, errWouldBlock
-	case rerr != nil:
-		return 0, &os.PathError{Op: "read", Path: "stdio-in", Err: rerr}
-	case n == 0 && len(p) > 0:
-		return 0, io.EOF
 	}
 	return n, nil
 }

@@ -351,7 +351,11 @@ func pmcpgo_server_batch(s C.uint64_t, begin C.int) (rc C.int) {
 //export pmcpgo_server_stdio_pump
 func pmcpgo_server_stdio_pump(s C.uint64_t) (rc C.int) {
 	defer guard(&rc)
-	return result(host.PumpStdio(uint64(s)))
+	more, err := host.PumpStdio(uint64(s))
+	if more {
+		return C.POLYMCP_PUMP_MORE
+	}
+	return result(err)
 }
 
 //export pmcpgo_call_cancelled

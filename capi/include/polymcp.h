@@ -311,21 +311,29 @@ int polymcp_server_serve_stdio(polymcp_server_t s, const char *opts_json, size_t
  * Reads the input of the stdio transport started with "pump": true, on
  * the calling thread. Such a transport starts no reading thread: the host
  * polls in_fd in its own event loop and calls this when it is readable
- * (calling when it is not costs one read). Every line that is ready is
- * handled, on_call comes on this thread, inside this call, for the calls
- * that can run at once (the others as usual, on library threads), and the
- * answers given meanwhile are written before it returns, or at the end of
- * an open polymcp_server_batch. A host whose handlers run on that thread
- * (an event loop) so answers a burst of calls with no thread woken: the
- * wake-up of a library reading thread and the hand-off to the host's cost
- * more than the rest of a small call. Handlers that take long on this
- * thread delay the input behind them; nothing takes the reading over.
- * POLYMCP_OK: call again when in_fd is next readable. POLYMCP_E_CLOSED:
- * the transport has ended (end of input, a write failure, close): stop
- * polling. POLYMCP_E_INVALID when the server serves no stdio with "pump",
- * or from inside a callback. One call at a time runs; others wait. Any
- * thread. Since ABI 1.6.
+ * (calling when it is not costs one read). The lines that are ready, up to
+ * a burst of 8, are handled: on_call comes on this thread, inside this
+ * call, for the calls that can run at once (the others as usual, on library
+ * threads), and the answers given meanwhile are written before it returns,
+ * or at the end of an open polymcp_server_batch. A host whose handlers run
+ * on that thread (an event loop) so answers a burst of calls with no thread
+ * woken: the wake-up of a library reading thread and the hand-off to the
+ * host's cost more than the rest of a small call. Handlers that take long
+ * on this thread delay the input behind them; nothing takes the reading
+ * over. Returns:
+ *   POLYMCP_OK         all that was ready was handled: call again when in_fd
+ *                      is next readable;
+ *   POLYMCP_PUMP_MORE  a burst was handled and more input may be ready: let
+ *                      the answers given so far go (end a batch held around
+ *                      this call), then call again at once. A pipelining
+ *                      client then reads answers while the rest is handled;
+ *   POLYMCP_E_CLOSED   the transport has ended (end of input, a write
+ *                      failure, close): stop polling;
+ *   POLYMCP_E_INVALID  the server serves no stdio with "pump", or the call
+ *                      came from inside a callback.
+ * One call at a time runs; others wait. Any thread. Since ABI 1.6.
  */
+#define POLYMCP_PUMP_MORE 1
 int polymcp_server_stdio_pump(polymcp_server_t s);
 
 /*

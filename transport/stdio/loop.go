@@ -156,6 +156,9 @@ func (l *loop) read(r *reader) error {
 		sink = hostReader{r}
 	}
 	for burst := 0; ; burst++ {
+		if burst == pumpBurst && l.pumped != nil {
+			return errPumpMore
+		}
 		if burst == maxBurst {
 			l.flush()
 			burst = 0
@@ -173,7 +176,7 @@ func (l *loop) read(r *reader) error {
 			continue
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) || err == errWouldBlock {
+			if errors.Is(err, io.EOF) || err == errWouldBlock || err == errPumpMore {
 				return err
 			}
 			return fmt.Errorf("stdio: read: %w", err)

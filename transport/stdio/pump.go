@@ -11,6 +11,17 @@ import (
 // ready: the Pump returns to its host, which calls again when there is.
 var errWouldBlock = errors.New("stdio: no input ready")
 
+// errPumpMore ends a Read after pumpBurst lines (see PumpMore).
+var errPumpMore = errors.New("stdio: a burst was read")
+
+// pumpBurst is how many lines one Read handles at most. Measured with a
+// pipelining client (16 calls in flight) and Node's async handlers: a Read
+// that handled everything ready answered it all in one write at its end,
+// and the two processes took turns; ending each 8 lines let the client work
+// on the first answers while the server read on: +15-30% calls/s (4 and
+// 12 did about as well as 8, no limit worst).
+const pumpBurst = 8
+
 // Pump lets a host's own thread do the reading of a Serve, for a host that
 // waits for input in its event loop anyway (Node's libuv loop polls the
 // descriptor). With Options.Pump set, Serve starts no reading goroutine:
@@ -38,18 +49,34 @@ type Pump struct {
 // NewPump returns a Pump for one Serve.
 func NewPump() *Pump { return &Pump{ready: make(chan struct{})} }
 
-// Read reads and handles every line that is ready, writes what it held,
-// and reports whether to call it again when input is next ready. It
-// returns false once the input has ended, the transport has stopped, or
-// Serve returned; after that it does nothing. It waits for the Serve it
-// was given to, which the caller has started, to take it. One Read runs
-// at a time; others wait.
-func (p *Pump) Read() bool {
+// PumpStatus is what a Read leaves the host to do.
+type PumpStatus uint8
+
+const (
+	// PumpDrained: every line ready was handled; call Read again when the
+	// input is next readable.
+	PumpDrained PumpStatus = iota
+	// PumpMore: Read stopped after a burst of lines, with more input maybe
+	// ready, so that the answers given so far can leave first (a Batch the
+	// host holds around it should end now); call Read again at once.
+	PumpMore
+	// PumpEnded: the input has ended, the transport has stopped, or Serve
+	// returned: stop calling.
+	PumpEnded
+)
+
+// Read reads and handles the lines that are ready, up to a burst of 8,
+// writes what it held, and says what to do next. It waits for the Serve it
+// was given to, which the caller has started, to take it. Once it has
+// returned PumpEnded it does nothing. One Read runs at a time; others wait.
+func (p *Pump) Read() PumpStatus {
 	<-p.ready
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := p.l.Load()
-	return l != nil && l.pump()
+	if l := p.l.Load(); l != nil {
+		return l.pump()
+	}
+	return PumpEnded
 }
 
 // attach is Serve's: l reads through p from now on.
@@ -85,21 +112,24 @@ type hostReader struct{ *reader }
 func (hostReader) OnHostThread() {}
 
 // pump is the reading role for one Pump.Read, on the caller's thread.
-func (l *loop) pump() bool {
+func (l *loop) pump() PumpStatus {
 	if l.pumpDone {
-		return false
+		return PumpEnded
 	}
 	r := l.pumped
 	l.current.Store(r)
 	err := l.read(r)
-	if errors.Is(err, errWouldBlock) {
-		return true
-	}
-	if err == nil {
+	switch err {
+	case errWouldBlock:
+		return PumpDrained
+	case errPumpMore:
+		l.flush()
+		return PumpMore
+	case nil:
 		err = errStopped
 	}
 	l.pumpDone = true
 	l.flush()
 	l.done <- err
-	return false
+	return PumpEnded
 }

@@ -92,11 +92,11 @@ func (h *pumpHarness) wait(t *testing.T) error {
 // over the limit is answered and the next one read; end of input ends it.
 func TestPumpReadsOnTheCallersThread(t *testing.T) {
 	h := startPump(t, context.Background(), Options{MaxLineBytes: 200})
-	assert.True(t, h.pump.Read(), "no input yet: call again later")
+	assert.Equal(t, PumpDrained, h.pump.Read(), "no input yet: call again later")
 	assert.Empty(t, h.ready(t))
 
 	h.write(t, request(1, "echo", `{"a":1}`)+"\n"+request(2, "echo", `{"b":2}`)+"\n"+`{"jsonrpc":"2.0","id":3,`)
-	require.True(t, h.pump.Read())
+	require.Equal(t, PumpDrained, h.pump.Read())
 	assert.Equal(t, []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"echo":{"a":1}}}`,
 		`{"jsonrpc":"2.0","id":2,"result":{"echo":{"b":2}}}`,
@@ -104,7 +104,7 @@ func TestPumpReadsOnTheCallersThread(t *testing.T) {
 	assert.Equal(t, int32(2), h.srv.session(t).delivered.Load(), "the partial line waits")
 
 	h.write(t, `"method":"echo","params":{"c":3}}`+"\n"+`{"pad":"`+strings.Repeat("x", 300)+`"}`+"\n"+request(4, "echo", `{"d":4}`)+"\n")
-	require.True(t, h.pump.Read())
+	require.Equal(t, PumpDrained, h.pump.Read())
 	assert.Equal(t, []string{
 		`{"jsonrpc":"2.0","id":3,"result":{"echo":{"c":3}}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message exceeds max_line_bytes (200)"}}`,
@@ -112,10 +112,29 @@ func TestPumpReadsOnTheCallersThread(t *testing.T) {
 	}, h.ready(t))
 
 	require.NoError(t, h.inW.Close())
-	assert.False(t, h.pump.Read(), "end of input: stop polling")
+	assert.Equal(t, PumpEnded, h.pump.Read(), "end of input: stop polling")
 	require.NoError(t, h.wait(t))
-	assert.False(t, h.pump.Read(), "after Serve returned")
+	assert.Equal(t, PumpEnded, h.pump.Read(), "after Serve returned")
 	assert.Equal(t, int32(1), h.srv.session(t).closeCalls.Load())
+}
+
+// A Read handles a burst of at most pumpBurst lines and has answered them
+// when it returns PumpMore, so that a pipelining client gets its first
+// answers while the rest are read.
+func TestPumpBursts(t *testing.T) {
+	h := startPump(t, context.Background(), Options{})
+	var in strings.Builder
+	for i := range 2*pumpBurst + 3 {
+		in.WriteString(request(i, "echo", `{}`) + "\n")
+	}
+	h.write(t, in.String())
+	for _, want := range []struct {
+		status  PumpStatus
+		answers int
+	}{{PumpMore, pumpBurst}, {PumpMore, pumpBurst}, {PumpDrained, 3}} {
+		require.Equal(t, want.status, h.pump.Read())
+		assert.Len(t, h.ready(t), want.answers)
+	}
 }
 
 // A Read that starts before Serve took the Pump waits for it.
@@ -127,7 +146,7 @@ func TestPumpReadWaitsForServe(t *testing.T) {
 	outR, outW, err := os.Pipe()
 	require.NoError(t, err)
 	defer outR.Close()
-	read := make(chan bool, 1)
+	read := make(chan PumpStatus, 1)
 	go func() { read <- p.Read() }()
 	_, err = io.WriteString(inW, request(1, "echo", `{}`)+"\n")
 	require.NoError(t, err)
@@ -136,8 +155,8 @@ func TestPumpReadWaitsForServe(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- ServeFD(context.Background(), srv, int(inR.Fd()), int(outW.Fd()), &Options{Pump: p}) }()
 	select {
-	case ok := <-read:
-		assert.True(t, ok)
+	case status := <-read:
+		assert.Equal(t, PumpDrained, status)
 	case <-time.After(5 * time.Second):
 		t.Fatal("Read did not return")
 	}
@@ -145,7 +164,7 @@ func TestPumpReadWaitsForServe(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"jsonrpc":"2.0","id":1,"result":{"echo":{}}}`+"\n", l)
 	require.NoError(t, inW.Close())
-	assert.False(t, p.Read())
+	assert.Equal(t, PumpEnded, p.Read())
 	require.NoError(t, <-done)
 }
 
@@ -158,11 +177,11 @@ func TestPumpNeedsServeFD(t *testing.T) {
 	defer inW.Close()
 	err := Serve(context.Background(), newFakeServer(), inR, io.Discard, &Options{Pump: p})
 	require.ErrorContains(t, err, "a Pump reads the input of ServeFD")
-	assert.False(t, p.Read())
+	assert.Equal(t, PumpEnded, p.Read())
 
 	p = NewPump()
 	require.Error(t, ServeFD(context.Background(), newFakeServer(), 999, 1, &Options{Pump: p}))
-	assert.False(t, p.Read())
+	assert.Equal(t, PumpEnded, p.Read())
 }
 
 // Cancelling Serve's context ends it without any Read; later Reads say
@@ -171,10 +190,10 @@ func TestPumpContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := startPump(t, ctx, Options{})
 	h.write(t, request(1, "slow", "")+"\n")
-	require.True(t, h.pump.Read())
+	require.Equal(t, PumpDrained, h.pump.Read())
 	cancel()
 	require.NoError(t, h.wait(t))
-	assert.False(t, h.pump.Read())
+	assert.Equal(t, PumpEnded, h.pump.Read())
 	assert.Equal(t, int32(1), h.srv.session(t).cancelled.Load())
 }
 
@@ -185,7 +204,7 @@ func TestPumpInBatch(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // let the writer goroutine park
 	h.batch.Begin()
 	h.write(t, request(1, "echo", `{}`)+"\n"+request(2, "notify", `{"n":1}`)+"\n")
-	require.True(t, h.pump.Read())
+	require.Equal(t, PumpDrained, h.pump.Read())
 	assert.Empty(t, h.ready(t), "held for the batch")
 	h.batch.End()
 	assert.Equal(t, []string{

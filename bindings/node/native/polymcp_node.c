@@ -15,6 +15,12 @@
  *
  * A call that cannot reach JS (the environment is going away) is failed here,
  * so the core still gets exactly one answer for it.
+ *
+ * Over stdio the JS thread does the reading itself (the core's "pump"): a
+ * libuv poll on the input descriptor calls polymcp_server_stdio_pump, and
+ * the callbacks Go makes inside it, on this thread, call the event function
+ * at once instead of queueing. A burst of calls then costs no thread
+ * wake-up on either side, as in a single-threaded server.
  */
 #define NAPI_VERSION 8
 #include <node_api.h>
@@ -48,7 +54,7 @@
   X(polymcp_call_input_state) X(polymcp_call_set_input_state)                 \
   X(polymcp_call_fail_data) X(polymcp_call_complete_text)                     \
   X(polymcp_server_add_task_tool) X(polymcp_call_start_task)                   \
-  X(polymcp_server_batch)
+  X(polymcp_server_batch) X(polymcp_server_stdio_pump)
 
 static struct {
   void *dl;
@@ -189,6 +195,26 @@ static napi_value make_undefined(napi_env env) {
   return out;
 }
 
+/* ---- libuv, for the stdio pump ------------------------------------------- */
+
+/*
+ * node-api-headers ships no uv.h, so the few calls of libuv 1.x's stable
+ * API the pump needs are declared here. Node exports libuv's symbols to
+ * addons, and napi_get_uv_event_loop hands out its loop. A uv_poll_t is
+ * allocated at uv_handle_size(UV_POLL) bytes; its first field is libuv's
+ * public `void *data`.
+ */
+typedef struct uv_poll_s uv_poll_t;
+typedef struct uv_handle_s uv_handle_t;
+typedef void (*uv_poll_cb)(uv_poll_t *handle, int status, int events);
+typedef void (*uv_close_cb)(uv_handle_t *handle);
+extern size_t uv_handle_size(int type);
+extern int uv_poll_init(struct uv_loop_s *loop, uv_poll_t *handle, int fd);
+extern int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb);
+extern int uv_poll_stop(uv_poll_t *handle);
+extern void uv_close(uv_handle_t *handle, uv_close_cb close_cb);
+enum { PMCP_UV_POLL = 8, PMCP_UV_READABLE = 1 }; /* UV_POLL, UV_READABLE */
+
 /* ---- servers and their events -------------------------------------------- */
 
 enum {
@@ -238,6 +264,12 @@ typedef struct server_ctx {
    * them (polymcp_server_batch) until it has delivered the last one. */
   _Atomic int queued;
   /* JS thread only. */
+  napi_env env;
+  napi_ref on_event;  /* the event function, for events delivered at once */
+  uv_poll_t *poll;    /* the stdio pump's watch on the input, or NULL */
+  napi_ref pump_resource;
+  napi_async_context pump_async;
+  bool pumping;       /* inside polymcp_server_stdio_pump */
   bool refed;        /* the tsfn keeps the event loop alive */
   bool serving;      /* serve_* or close was called: stay alive until finalized */
   bool batching;     /* a polymcp_server_batch is open */
@@ -334,8 +366,24 @@ static void release_tsfn(server_ctx *ctx) {
   pthread_mutex_unlock(&ctx->mu);
 }
 
-/* Go threads: queue an event for the JS thread. */
+static bool deliver(napi_env env, napi_value fn, uint32_t type, uint64_t call, int32_t kind, double tag,
+                    const char *data, size_t len, const char *body, size_t body_len);
+
+/* Go threads: queue an event for the JS thread; inside the stdio pump, on
+ * the JS thread, a call, cancel or log event is delivered at once. */
 static void post(server_ctx *ctx, uint32_t type, uint64_t call, int32_t kind, double tag, const char *data, size_t len) {
+  /* The thread is compared first: pumping is the JS thread's own field. */
+  if (type <= EV_LOG && pthread_equal(pthread_self(), ctx->js_thread) && ctx->pumping) {
+    napi_value fn;
+    if (napi_get_reference_value(ctx->env, ctx->on_event, &fn) == napi_ok &&
+        deliver(ctx->env, fn, type, call, kind, tag, data, len, NULL, 0)) {
+      return;
+    }
+    if (type == EV_CALL) {
+      fail_unseen(call);
+    }
+    return;
+  }
   event *ev = event_new(type, call, kind, tag, data, len);
   if (ev != NULL && post_event(ctx, ev)) {
     return;
@@ -384,6 +432,39 @@ static void update_ref(napi_env env, server_ctx *ctx) {
   }
 }
 
+/* JS thread: calls the event function with one event; false when the
+ * arguments could not be made (nothing was called). */
+static bool deliver(napi_env env, napi_value fn, uint32_t type, uint64_t call, int32_t kind, double tag,
+                    const char *data, size_t len, const char *body, size_t body_len) {
+  napi_value argv[6], undefined;
+  bool ok = napi_get_undefined(env, &undefined) == napi_ok &&
+            napi_create_uint32(env, type, &argv[0]) == napi_ok &&
+            napi_create_bigint_uint64(env, call, &argv[1]) == napi_ok &&
+            napi_create_int32(env, kind, &argv[2]) == napi_ok &&
+            napi_create_double(env, tag, &argv[3]) == napi_ok;
+  if (ok) {
+    argv[4] = undefined;
+    argv[5] = undefined;
+    if (len > 0) {
+      ok = napi_create_string_utf8(env, data, len, &argv[4]) == napi_ok;
+    }
+    if (ok && body_len > 0) {
+      ok = napi_create_buffer_copy(env, body_len, body, NULL, &argv[5]) == napi_ok;
+    }
+  }
+  if (ok && napi_call_function(env, undefined, fn, 6, argv, NULL) == napi_pending_exception) {
+    /* A throwing event function surfaces as an uncaught exception, as
+     * from the threadsafe function. */
+    napi_value err;
+    if (napi_get_and_clear_last_exception(env, &err) == napi_ok) {
+      napi_fatal_exception(env, err);
+    }
+  }
+  return ok;
+}
+
+static void stop_pump(server_ctx *ctx);
+
 /* JS thread: deliver one event to the server's event function. */
 static void call_js(napi_env env, napi_value fn, void *context, void *data) {
   server_ctx *ctx = context;
@@ -401,26 +482,11 @@ static void call_js(napi_env env, napi_value fn, void *context, void *data) {
     ctx->exchanges--;
     update_ref(env, ctx);
   }
-  napi_value argv[6], undefined;
-  bool ok = napi_get_undefined(env, &undefined) == napi_ok &&
-            napi_create_uint32(env, ev->type, &argv[0]) == napi_ok &&
-            napi_create_bigint_uint64(env, ev->call, &argv[1]) == napi_ok &&
-            napi_create_int32(env, ev->kind, &argv[2]) == napi_ok &&
-            napi_create_double(env, ev->tag, &argv[3]) == napi_ok;
-  if (ok) {
-    argv[4] = undefined;
-    argv[5] = undefined;
-    if (ev->len > 0) {
-      ok = napi_create_string_utf8(env, ev->data, ev->len, &argv[4]) == napi_ok;
-    }
-    if (ok && ev->body_len > 0) {
-      ok = napi_create_buffer_copy(env, ev->body_len, ev->body, NULL, &argv[5]) == napi_ok;
-    }
+  if (ev->type == EV_IDLE || ev->type == EV_CLOSED) {
+    stop_pump(ctx); /* stdio ended, or the server closed: stop watching */
   }
-  if (ok) {
-    /* A throwing event function surfaces as an uncaught exception. */
-    napi_call_function(env, undefined, fn, 6, argv, NULL);
-  } else if (ev->type == EV_CALL) {
+  if (!deliver(env, fn, ev->type, ev->call, ev->kind, ev->tag, ev->data, ev->len, ev->body, ev->body_len) &&
+      ev->type == EV_CALL) {
     fail_unseen(ev->call);
   }
   event_free(ev);
@@ -429,9 +495,13 @@ static void call_js(napi_env env, napi_value fn, void *context, void *data) {
 
 /* JS thread, also at environment teardown (whatever threads hold the tsfn). */
 static void tsfn_finalize(napi_env env, void *data, void *hint) {
-  (void)env;
   (void)hint;
   server_ctx *ctx = data;
+  stop_pump(ctx);
+  if (ctx->on_event != NULL) {
+    napi_delete_reference(env, ctx->on_event);
+    ctx->on_event = NULL;
+  }
   pthread_mutex_lock(&ctx->mu);
   ctx->tsfn = NULL;
   pthread_mutex_unlock(&ctx->mu);
@@ -829,11 +899,19 @@ static napi_value js_server_new(napi_env env, napi_callback_info info) {
     return NULL;
   }
   ctx->js_thread = pthread_self();
+  ctx->env = env;
   ctx->refs = 1; /* the tsfn finalizer's; the external's and Go's come below */
+  if (napi_create_reference(env, a.argv[1], 1, &ctx->on_event) != napi_ok) {
+    args_free(&a);
+    pthread_mutex_destroy(&ctx->mu);
+    free(ctx);
+    return throw_napi(env, "napi_create_reference");
+  }
   if (napi_create_string_utf8(env, "polymcp", NAPI_AUTO_LENGTH, &name) != napi_ok ||
       napi_create_threadsafe_function(env, a.argv[1], NULL, name, 0, 1, ctx, tsfn_finalize, ctx, call_js,
                                       &ctx->tsfn) != napi_ok) {
     args_free(&a);
+    napi_delete_reference(env, ctx->on_event);
     pthread_mutex_destroy(&ctx->mu);
     free(ctx);
     return throw_napi(env, "napi_create_threadsafe_function");
@@ -962,10 +1040,104 @@ static bool start_thread(napi_env env, server_ctx *ctx, void *(*fn)(void *), voi
   return true;
 }
 
-/* serveStdio(server, optionsJson) */
+/* JS thread: one pump of the stdio input, inside a callback scope whose
+ * end runs the microtasks (async handlers' answers) and inside a batch, so
+ * that every answer of the burst leaves in one write. */
+static int pump_once(server_ctx *ctx);
+
+static void pump_stdio(server_ctx *ctx) {
+  int rc;
+  do {
+    rc = pump_once(ctx);
+  } while (rc == POLYMCP_PUMP_MORE && ctx->poll != NULL);
+  if (rc != POLYMCP_OK && rc != POLYMCP_PUMP_MORE) {
+    stop_pump(ctx); /* the transport ended */
+  }
+}
+
+static int pump_once(server_ctx *ctx) {
+  napi_env env = ctx->env;
+  napi_handle_scope hs;
+  if (napi_open_handle_scope(env, &hs) != napi_ok) {
+    return POLYMCP_OK;
+  }
+  napi_value resource;
+  napi_callback_scope cs;
+  bool scoped = napi_get_reference_value(env, ctx->pump_resource, &resource) == napi_ok &&
+                napi_open_callback_scope(env, resource, ctx->pump_async, &cs) == napi_ok;
+  lib.polymcp_server_batch(ctx->handle, 1);
+  ctx->pumping = true;
+  int rc = lib.polymcp_server_stdio_pump(ctx->handle);
+  ctx->pumping = false;
+  if (scoped) {
+    napi_close_callback_scope(env, cs);
+  }
+  lib.polymcp_server_batch(ctx->handle, 0);
+  napi_close_handle_scope(env, hs);
+  return rc;
+}
+
+static void on_readable(uv_poll_t *poll, int status, int events) {
+  (void)status; /* an error is the pump's to find and report */
+  (void)events;
+  pump_stdio(*(server_ctx **)poll);
+}
+
+static void poll_closed(uv_handle_t *poll) {
+  server_ctx *ctx = *(server_ctx **)poll;
+  free(poll);
+  ctx_release(ctx);
+}
+
+/* JS thread: ends the pump's watch (idempotent). */
+static void stop_pump(server_ctx *ctx) {
+  if (ctx->poll == NULL) {
+    return;
+  }
+  uv_poll_stop(ctx->poll);
+  uv_close((uv_handle_t *)ctx->poll, poll_closed);
+  ctx->poll = NULL;
+  napi_async_destroy(ctx->env, ctx->pump_async);
+  napi_delete_reference(ctx->env, ctx->pump_resource);
+}
+
+/* JS thread: watches fd for the pump; false (nothing started) when libuv
+ * cannot poll it (a regular file, /dev/null): then the core reads. */
+static bool start_pump(napi_env env, server_ctx *ctx, int fd) {
+  struct uv_loop_s *loop;
+  napi_value resource, name;
+  if (napi_get_uv_event_loop(env, &loop) != napi_ok) {
+    return false;
+  }
+  uv_poll_t *poll = calloc(1, uv_handle_size(PMCP_UV_POLL));
+  if (poll == NULL || uv_poll_init(loop, poll, fd) != 0) {
+    free(poll);
+    return false;
+  }
+  *(server_ctx **)poll = ctx;
+  if (napi_create_object(env, &resource) != napi_ok ||
+      napi_create_string_utf8(env, "polymcp:stdio", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_reference(env, resource, 1, &ctx->pump_resource) != napi_ok) {
+    uv_close((uv_handle_t *)poll, (uv_close_cb)free);
+    return false;
+  }
+  if (napi_async_init(env, resource, name, &ctx->pump_async) != napi_ok) {
+    napi_delete_reference(env, ctx->pump_resource);
+    uv_close((uv_handle_t *)poll, (uv_close_cb)free);
+    return false;
+  }
+  ctx_retain(ctx); /* the poll's, given back by poll_closed */
+  ctx->poll = poll;
+  uv_poll_start(poll, PMCP_UV_READABLE, on_readable);
+  return true;
+}
+
+/* serveStdio(server, optionsJson, pumpOptionsJson, inFd): with inFd >= 0
+ * the JS thread reads inFd (serving with pumpOptionsJson, the options and
+ * "pump": true) when libuv can poll it, else the core does (optionsJson). */
 static napi_value js_serve_stdio(napi_env env, napi_callback_info info) {
   args a;
-  if (!read_args(env, info, "sj", &a)) {
+  if (!read_args(env, info, "sjjd", &a)) {
     return NULL;
   }
   server_ctx *ctx = a.server;
@@ -974,9 +1146,14 @@ static napi_value js_serve_stdio(napi_env env, napi_callback_info info) {
     napi_throw_error(env, "POLYMCP_E_CLOSED", "polymcp: the server is closed");
     return NULL;
   }
-  int rc = lib.polymcp_server_serve_stdio(ctx->handle, a.str[0].p, a.str[0].len);
+  bool pumped = ctx->poll == NULL && a.d[0] >= 0 && start_pump(env, ctx, (int)a.d[0]);
+  jstr *opts = pumped ? &a.str[1] : &a.str[0];
+  int rc = lib.polymcp_server_serve_stdio(ctx->handle, opts->p, opts->len);
   args_free(&a);
   if (rc != POLYMCP_OK) {
+    if (pumped) {
+      stop_pump(ctx);
+    }
     return throw_status(env, rc, "polymcp_server_serve_stdio");
   }
   keep_alive(env, ctx);

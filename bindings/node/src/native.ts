@@ -81,8 +81,13 @@ export interface NativeBinding {
   serverSetCompleter(server: NativeServer, refJson: string, tag: number): void;
   serverRemove(server: NativeServer, tag: number): void;
   serverNotify(server: NativeServer, method: string, paramsJson: string): void;
-  /** Starts serving stdio; an Idle event follows when its input ends. */
-  serveStdio(server: NativeServer, optionsJson: string): void;
+  /**
+   * Starts serving stdio; an Idle event follows when its input ends. With
+   * inFd >= 0 the JS thread reads inFd itself (polymcp_server_stdio_pump,
+   * serving with pumpOptionsJson, which adds "pump": true) when libuv can
+   * poll it; otherwise the core reads (optionsJson).
+   */
+  serveStdio(server: NativeServer, optionsJson: string, pumpOptionsJson: string, inFd: number): void;
   /** Listens for Streamable HTTP (polymcp_server_serve_http); returns the bound URL. */
   serveHttp(server: NativeServer, optionsJson: string): string;
   /**
@@ -154,8 +159,9 @@ export const Status = {
 export const ABI_MAJOR = 1;
 // 1.1: polymcp_call_input and the input state; 1.2: polymcp_call_fail_data; 1.3: polymcp_call_complete_text;
 // 1.4: the tasks extension (polymcp_server_add_task_tool, polymcp_call_start_task, the task options);
-// 1.5: polymcp_server_batch (the addon brackets each run of events it delivers) and polymcp_call_cancelled
-export const ABI_MINOR = 5;
+// 1.5: polymcp_server_batch (the addon brackets each run of events it delivers) and polymcp_call_cancelled;
+// 1.6: polymcp_server_stdio_pump (the JS thread reads stdio)
+export const ABI_MINOR = 6;
 
 /** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
 export function prebuildDir(root = join(__dirname, "..")): string {

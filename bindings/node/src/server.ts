@@ -187,7 +187,7 @@ export class McpServer implements AsyncDisposable {
   async connectStdio(): Promise<void> {
     this.#startServing();
     this.#stdio = true;
-    this.#native.serveStdio(this.#handle, "{}");
+    this.#native.serveStdio(this.#handle, "{}", '{"pump":true}', 0);
   }
 
   /**

@@ -1,7 +1,11 @@
 // End to end over stdio: the everything example in a child process, driven
 // with literal JSON lines.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -152,6 +156,54 @@ describe("concurrency", () => {
   });
 });
 
+describe("the JS thread reading stdio", () => {
+  // Async handlers keep their executor slot until the JS thread, which
+  // reads the input too, runs their answers: a call the core has to queue
+  // must not be waited for on that thread.
+  it("serves calls queued behind async handlers, one slot at a time", async () => {
+    const c = new StdioClient(PROBE, ["--narrow"]);
+    c.send(INIT, INITIALIZED);
+    await c.answer(0);
+    const n = 100;
+    c.send(...Array.from({ length: n }, (_, i) =>
+      `{"jsonrpc":"2.0","id":${i + 1},"method":"tools/call","params":{"name":"later","arguments":{"i":${i + 1}}}}`));
+    const answers = await Promise.all(Array.from({ length: n }, (_, i) => c.answer(i + 1)));
+    answers.forEach((a, i) => assert.equal(a.result.content[0].text, `later ${i + 1}`));
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
+  });
+
+  it("reads input that arrives a byte at a time", async () => {
+    const c = await started();
+    const line = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"drip"}}}\n';
+    for (const ch of line) {
+      c.child.stdin.write(ch);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(await c.answer(1), JSON.parse('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"drip"}]}}'));
+    assert.deepEqual(await c.end(), { code: 0, signal: null });
+  });
+
+  it("is read by the core when stdin cannot be polled (a regular file)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "polymcp-"));
+    const input = join(dir, "in.jsonl");
+    writeFileSync(input, [INIT, INITIALIZED, '{"jsonrpc":"2.0","id":1,"method":"ping"}'].join("\n") + "\n");
+    const fd = openSync(input, "r");
+    try {
+      const child = spawn(process.execPath, [EVERYTHING], { stdio: [fd, "pipe", "inherit"] });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
+      const [code] = await once(child, "exit");
+      assert.equal(code, 0);
+      const lines = out.trim().split("\n").map((l) => JSON.parse(l));
+      assert.deepEqual(lines.map((m) => m.id), [0, 1]);
+      assert.deepEqual(lines[1], { jsonrpc: "2.0", id: 1, result: {} });
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true });
+    }
+  });
+});
+
 describe("errors with data", () => {
   it("carries an McpError's data where the core has a JSON-RPC error for it", async () => {
     const c = await started(PROBE);
@@ -184,6 +236,16 @@ describe("cancellation and close", () => {
     assert.equal(await c.end().then((r) => r.code), 0);
     assert.ok(!c.pending.some((l) => JSON.parse(l).id === 1), "the cancelled call was answered");
     assert.equal(stats.servers, 1);
+  });
+
+  it("exits once the server is closed, with stdin still open", async () => {
+    const c = await started(PROBE);
+    c.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"close","arguments":{}}}');
+    assert.equal((await c.answer(1)).result.content[0].text, "closing");
+    const timer = setTimeout(() => c.child.kill("SIGKILL"), 10_000);
+    assert.deepEqual(await c.exited, { code: 0, signal: null }, "nothing keeps the process alive");
+    clearTimeout(timer);
+    assert.equal(c.stderr, "closed\n");
   });
 
   it("cancels calls in flight when stdin ends, then exits", async () => {

@@ -25,22 +25,26 @@ func Batch(h uint64, begin bool) error {
 }
 
 // PumpStdio reads, on the calling thread, the input of the stdio transport
-// started with "pump": what is ready is handled and answered, and the
-// host calls again when the input descriptor is readable. EClosed once
+// started with "pump": a burst of what is ready is handled and answered.
+// more says to call again at once (the burst ended with input left), else
+// the host calls again when the input descriptor is readable. EClosed once
 // that transport has ended: the host stops polling.
-func PumpStdio(h uint64) error {
+func PumpStdio(h uint64) (more bool, err error) {
 	s, err := lookupServer(h)
 	if err != nil {
-		return err
+		return false, err
 	}
 	p := s.pump.Load()
-	switch {
-	case p == nil:
-		return errorf(EInvalid, "server %#x does not serve stdio with \"pump\"", h)
-	case !p.Read():
-		return errorf(EClosed, "the stdio transport of server %#x has ended", h)
+	if p == nil {
+		return false, errorf(EInvalid, "server %#x does not serve stdio with \"pump\"", h)
 	}
-	return nil
+	switch p.Read() {
+	case stdio.PumpEnded:
+		return false, errorf(EClosed, "the stdio transport of server %#x has ended", h)
+	case stdio.PumpMore:
+		return true, nil
+	}
+	return false, nil
 }
 
 // ServeStdio serves one client over a pair of descriptors (stdin and

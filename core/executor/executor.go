@@ -110,6 +110,7 @@ type Executor struct {
 	// every call (JSON codecs need deep stacks), a tenth of a small call.
 	handoff chan *job
 	done    chan struct{} // closed by Close: parked workers exit
+	epoch   time.Time     // New's time.Now, for now
 }
 
 // workerIdle is how long a worker with nothing to do waits for a job
@@ -139,8 +140,15 @@ func New(opts Options) (*Executor, error) {
 		timeout:        opts.Timeout,
 		handoff:        make(chan *job),
 		done:           make(chan struct{}),
+		epoch:          time.Now(),
 	}, nil
 }
+
+// now is time.Now read from the monotonic clock alone: time.Now reads the
+// wall clock as well, and a job's deadline, taken for every job, needs only
+// the one (its wall time follows from the epoch's; a clock step since then
+// shifts only what Deadline reports, not when the job times out).
+func (e *Executor) now() time.Time { return e.epoch.Add(time.Since(e.epoch)) }
 
 // Job is what the executor runs. Submit takes a plain function (Func);
 // SubmitJob and SubmitInline take a Job, which can also learn of the ends
@@ -331,7 +339,7 @@ func (e *Executor) submit(parent context.Context, work Job, inline bool) (ctx co
 	j := &job{e: e, job: work}
 	j.jc.Context, j.stop = context.WithCancelCause(parent)
 	if e.timeout > 0 {
-		j.deadline = time.Now().Add(e.timeout)
+		j.deadline = e.now().Add(e.timeout)
 		j.jc.deadline.Store(j.deadline.UnixNano())
 	}
 	j.jc.j = j

@@ -21,11 +21,11 @@
 // answer until the input has no more buffered lines (or 64 have been
 // handled), so a burst of pipelined calls is answered with one write and
 // no goroutine switch per call. A handler that runs longer than
-// InlineBudget, or calls Detach on its request because it is about to wait
-// (the C ABI's hosts do, as do questions to the client), hands the reading
-// to another goroutine at once: a slow call delays the lines behind it by
-// at most the budget, and any number of calls run at once, within the
-// executor's bounds, as before. A negative budget hands every call to the
+// InlineBudget hands the reading to another goroutine within a second
+// budget, and one that calls Detach on its request because it is about to
+// wait (the C ABI's hosts do, as do questions to the client) at once: a
+// slow call delays the lines behind it by at most two budgets, and any
+// number of calls run at once, within the executor's bounds, as before. A negative budget hands every call to the
 // executor's workers instead.
 //
 // # Output

@@ -4,9 +4,12 @@ package stdio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -42,26 +45,18 @@ func ServeProcess(ctx context.Context, srv transport.Server, opts *Options) erro
 // writing outFD directly may see EAGAIN (it should not: those streams carry
 // the protocol). The original mode is restored on return.
 //
-// With Options.Pump the input is read only by the Pump's caller, through
-// a duplicate that Go's poller does not watch.
+// The input is read outside Go's poller (see fdInput); with Options.Pump
+// only by the Pump's caller.
 func ServeFD(ctx context.Context, srv transport.Server, inFD, outFD int, opts *Options) error {
-	var in io.Reader
-	if opts != nil && opts.Pump != nil {
+	pumped := opts != nil && opts.Pump != nil
+	if pumped {
 		defer opts.Pump.detach() // when opening fails
-		d, err := openFDInput(inFD)
-		if err != nil {
-			return err
-		}
-		defer d.close()
-		in = d
-	} else {
-		d, err := openDup(inFD, "stdio-in")
-		if err != nil {
-			return err
-		}
-		defer d.close()
-		in = d.f
 	}
+	in, err := openFDInput(inFD, pumped)
+	if err != nil {
+		return err
+	}
+	defer in.close()
 	out, err := openDup(outFD, "stdio-out")
 	if err != nil {
 		return err
@@ -110,32 +105,61 @@ func dupNonblocking(fd int) (nfd int, wasBlocking bool, err error) {
 	return nfd, flags&unix.O_NONBLOCK == 0, nil
 }
 
-// fdInput is a pumped ServeFD's input (hostInput): a non-blocking
-// duplicate read directly, outside the poller.
+// fdInput is ServeFD's input: a non-blocking duplicate read directly,
+// outside Go's poller. Pumped, a read never waits (errWouldBlock, for the
+// host to poll). Otherwise the reader waits for input in poll(2), a
+// blocking system call, as a blocking read would, rather than parking in
+// the poller. Parked, it left every P idle between bursts of input, and
+// the first system call after that reset the runtime's sysmon to its
+// 20 µs naps: ~8% of a small call's CPU over stdio went to sysmon's
+// wake-ups. Waiting in a system call keeps its P, as the benchmark's floor
+// does with its blocking read, and sysmon backs off to 10 ms naps. A byte
+// written to the wake pipe interrupts the wait (SetReadDeadline).
 type fdInput struct {
 	fd          int
 	wasBlocking bool
+	pumped      bool
+	wake        [2]int // a pipe, non-blocking; [0] is polled beside fd
+	interrupted atomic.Bool
 }
 
-func openFDInput(fd int) (*fdInput, error) {
+func openFDInput(fd int, pumped bool) (*fdInput, error) {
 	nfd, wasBlocking, err := dupNonblocking(fd)
 	if err != nil {
 		return nil, err
 	}
-	return &fdInput{fd: nfd, wasBlocking: wasBlocking}, nil
+	d := &fdInput{fd: nfd, wasBlocking: wasBlocking, pumped: pumped, wake: [2]int{-1, -1}}
+	if !pumped {
+		if err := unix.Pipe(d.wake[:]); err != nil {
+			d.close()
+			return nil, fmt.Errorf("stdio: wake pipe: %w", err)
+		}
+		for _, w := range d.wake {
+			unix.CloseOnExec(w)
+			_ = unix.SetNonblock(w, true)
+		}
+	}
+	return d, nil
 }
 
-func (*fdInput) hostInput() {}
+// readsWithoutWaiting implements hostInput.
+func (d *fdInput) readsWithoutWaiting() bool { return d.pumped }
 
-// Read reads what is ready, without waiting: errWouldBlock when nothing is.
+// Read reads what is ready; with nothing ready it returns errWouldBlock
+// when pumped, else waits for input.
 func (d *fdInput) Read(p []byte) (int, error) {
 	for {
 		n, err := unix.Read(d.fd, p)
 		switch {
 		case err == unix.EINTR:
 			continue
-		case err == unix.EAGAIN:
+		case err == unix.EAGAIN && d.pumped:
 			return 0, errWouldBlock
+		case err == unix.EAGAIN:
+			if err := d.wait(); err != nil {
+				return 0, err
+			}
+			continue
 		case err != nil:
 			return 0, &os.PathError{Op: "read", Path: "stdio-in", Err: err}
 		case n == 0 && len(p) > 0:
@@ -145,12 +169,62 @@ func (d *fdInput) Read(p []byte) (int, error) {
 	}
 }
 
+// wait blocks until the input is readable (or hung up: the read says so)
+// or the wait is interrupted (os.ErrDeadlineExceeded).
+func (d *fdInput) wait() error {
+	fds := []unix.PollFd{{Fd: int32(d.fd), Events: unix.POLLIN}, {Fd: int32(d.wake[0]), Events: unix.POLLIN}}
+	for {
+		if d.interrupted.Load() {
+			return os.ErrDeadlineExceeded
+		}
+		_, err := unix.Poll(fds, -1)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return &os.PathError{Op: "poll", Path: "stdio-in", Err: err}
+		case fds[1].Revents != 0 && d.interrupted.Load():
+			return os.ErrDeadlineExceeded
+		case fds[0].Revents != 0:
+			return nil
+		}
+	}
+}
+
+// SetReadDeadline is what Serve needs to stop a waiting Read: a time not
+// after now interrupts the Read under way and any after it, until the
+// zero time clears that. Later deadlines are not supported.
+func (d *fdInput) SetReadDeadline(t time.Time) error {
+	switch {
+	case d.pumped:
+		return nil // a pumped read never waits
+	case t.IsZero():
+		d.interrupted.Store(false)
+		var b [64]byte
+		for {
+			if n, _ := unix.Read(d.wake[0], b[:]); n <= 0 {
+				return nil
+			}
+		}
+	case t.After(time.Now()):
+		return errors.New("stdio: only a read deadline that has passed is supported")
+	}
+	d.interrupted.Store(true)
+	_, _ = unix.Write(d.wake[1], []byte{0})
+	return nil
+}
+
 // close restores the blocking mode (see dupFile.close) and closes the copy.
 func (d *fdInput) close() {
 	if d.wasBlocking {
 		_ = unix.SetNonblock(d.fd, false)
 	}
 	_ = unix.Close(d.fd)
+	for _, w := range d.wake {
+		if w >= 0 {
+			_ = unix.Close(w)
+		}
+	}
 }
 
 // close restores the shared blocking mode, so a terminal or pipe is left

@@ -64,13 +64,19 @@ type loop struct {
 	quit    chan struct{} // closed by stop: spares exit
 	// current is the reader holding the role; the budget timer looks at it.
 	current atomic.Pointer[reader]
-	// budgetT checks on the current reader's call. It is armed by the
-	// first call to start after it last found none running, then re-arms
-	// itself for as long as calls keep running: resetting a timer for
-	// every call cost more than the rest of the stdio side of a call.
+	// budgetT checks on the current reader's call once a budget. It is
+	// armed by the first call to start after it last found none running,
+	// then re-arms itself for as long as calls keep running: resetting a
+	// timer for every call cost more than the rest of the stdio side of a
+	// call. A call it finds running at two ticks in a row has run for a
+	// budget at least, and loses the role: after one to two budgets, with
+	// no clock read per call (reading one was 1% of a small call).
 	budgetT *time.Timer
 	armed   atomic.Bool // budgetT is set
-	epoch   time.Time   // the origin of reader.since
+	// seen and seenRun are the call the last tick found running (its
+	// reader and reader.runs), or nil; only checkBudget uses them.
+	seen    *reader
+	seenRun uint64
 	// wake passes the role to a parked spare.
 	wake   chan struct{}
 	spares atomic.Int32
@@ -106,7 +112,6 @@ func newLoop(ctx context.Context, in io.Reader, w *writer, o *Options) *loop {
 	}
 	l.lines.beforeRead = l.flush
 	if l.budget > 0 {
-		l.epoch = time.Now()
 		l.budgetT = time.AfterFunc(time.Hour, l.checkBudget)
 		l.budgetT.Stop()
 	}
@@ -214,18 +219,20 @@ func (l *loop) takeover(r *reader) {
 }
 
 // checkBudget is budgetT's function: it takes the role from a reader whose
-// call has run for the budget, and otherwise sets itself for when the
-// running call's budget ends, or disarms when none is running.
+// call it also found running at its last tick, and otherwise notes the
+// running call and ticks again a budget later, or disarms when none runs.
 func (l *loop) checkBudget() {
 	for {
 		if r := l.current.Load(); r != nil && r.phase.Load() == phaseRunning {
-			// since was stored before the phase became phaseRunning.
-			if left := l.budget - (time.Since(l.epoch) - time.Duration(r.since.Load())); left > 0 {
-				l.budgetT.Reset(left)
+			// runs was counted before the phase became phaseRunning.
+			if run := r.runs.Load(); r != l.seen || run != l.seenRun {
+				l.seen, l.seenRun = r, run
+				l.budgetT.Reset(l.budget)
 				return
 			}
 			l.takeover(r)
 		}
+		l.seen = nil
 		l.armed.Store(false)
 		// A call that started meanwhile may have seen the timer armed.
 		if r := l.current.Load(); r == nil || r.phase.Load() != phaseRunning || !l.armed.CompareAndSwap(false, true) {
@@ -255,7 +262,7 @@ func (l *loop) park() bool {
 type reader struct {
 	l     *loop
 	phase atomic.Uint32
-	since atomic.Int64 // when its inline call started, after l.epoch
+	runs  atomic.Uint64 // inline calls it has started, for checkBudget
 }
 
 // Send implements transport.Sink. A message sent while the reader handles
@@ -286,7 +293,7 @@ func (r *reader) Inline(running bool) {
 		r.phase.CompareAndSwap(phaseDelivering, phaseRunning)
 		return
 	}
-	r.since.Store(int64(time.Since(l.epoch)))
+	r.runs.Add(1)
 	if r.phase.CompareAndSwap(phaseDelivering, phaseRunning) && !l.armed.Load() && l.armed.CompareAndSwap(false, true) {
 		l.budgetT.Reset(l.budget)
 	}

@@ -32,7 +32,8 @@ type Options struct {
 	WriteTimeout time.Duration
 	// InlineBudget is how long a call may run on the goroutine that reads
 	// input (see the package documentation, "Calls") before reading is
-	// handed to another goroutine; zero means DefaultInlineBudget. A
+	// handed to another goroutine, which happens after one to two budgets
+	// (the check ticks once a budget); zero means DefaultInlineBudget. A
 	// negative value runs every call on the executor's workers instead,
 	// each answer written as soon as it is ready.
 	InlineBudget time.Duration

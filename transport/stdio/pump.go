@@ -101,7 +101,7 @@ func (p *Pump) open() { p.once.Do(func() { close(p.ready) }) }
 // thread for a read that the host does.
 type hostInput interface {
 	io.Reader
-	hostInput()
+	readsWithoutWaiting() bool
 }
 
 // hostReader is the reply sink of a Pump's reader: the thread delivering

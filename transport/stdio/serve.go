@@ -37,7 +37,7 @@ func Serve(ctx context.Context, srv transport.Server, in io.Reader, out io.Write
 	o := opts.withDefaults()
 	if o.Pump != nil {
 		defer o.Pump.detach() // after everything below: no Read outlives Serve
-		if _, ok := in.(hostInput); !ok {
+		if h, ok := in.(hostInput); !ok || !h.readsWithoutWaiting() {
 			return errors.New("stdio: a Pump reads the input of ServeFD")
 		}
 	}

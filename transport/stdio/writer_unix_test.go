@@ -14,7 +14,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // Over a real pipe, a sender with nothing queued writes its message itself
@@ -25,10 +24,7 @@ func TestWriterDirectWritesOnPipe(t *testing.T) {
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	defer pr.Close()
-	rc, err := pw.SyscallConn()
-	require.NoError(t, err)
-	require.NoError(t, rc.Control(func(fd uintptr) { _, err = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 4096) }))
-	require.NoError(t, err)
+	shrinkPipe(t, pw)
 	w := newWriter(pw, time.Minute)
 	require.NotNil(t, w.raw, "an *os.File pipe is written directly")
 

@@ -195,63 +195,50 @@ func TestWaitTimeout(t *testing.T) {
 	require.NoError(t, Wait(f.server, -1))
 }
 
+// Over stdio, a call the host answers inside on_call is answered on the
+// output. With "pump", nothing reads until the host pumps, and on_call
+// comes inside PumpStdio, on the pumping goroutine.
 func TestServeStdio(t *testing.T) {
-	f := newFixture(t, "", func(call uint64, _ uint32, _ uint64, _ []byte) {
-		require.NoError(t, Complete(call, []byte(`{"content":[{"type":"text","text":"pong"}]}`)))
-	})
-	inR, inW, err := os.Pipe()
-	require.NoError(t, err)
-	outR, outW, err := os.Pipe()
-	require.NoError(t, err)
-	defer inR.Close()
-	defer outR.Close()
-	defer outW.Close()
-	assert.Equal(t, EIO, CodeOf(ServeStdio(f.server, []byte(`{"in_fd":9999}`))))
-	assert.Equal(t, EInvalid, CodeOf(ServeStdio(f.server, []byte(`{"in_fd":-1}`))))
-	require.NoError(t, ServeStdio(f.server, fmt.Appendf(nil, `{"in_fd":%d,"out_fd":%d}`, inR.Fd(), outW.Fd())))
-	fmt.Fprintln(inW, initialize)
-	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}`)
-	lines := bufio.NewScanner(outR)
-	require.True(t, lines.Scan())
-	require.True(t, lines.Scan())
-	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}]}}`, lines.Text())
-	require.NoError(t, inW.Close())
-	require.NoError(t, Wait(f.server, -1))
-}
-
-// With "pump", nothing reads until the host pumps; a call the host answers
-// inside on_call is answered before PumpStdio returns, from its thread.
-func TestPumpStdio(t *testing.T) {
-	var onCallers sync.Map // goroutine ids on_call ran on
-	f := newFixture(t, "", func(call uint64, _ uint32, _ uint64, _ []byte) {
-		onCallers.Store(goid(), true)
-		require.NoError(t, Complete(call, []byte(`{"content":[{"type":"text","text":"pong"}]}`)))
-	})
-	inR, inW, err := os.Pipe()
-	require.NoError(t, err)
-	outR, outW, err := os.Pipe()
-	require.NoError(t, err)
-	defer inR.Close()
-	defer outR.Close()
-	defer outW.Close()
-	_, err = PumpStdio(f.server)
-	assert.Equal(t, EInvalid, CodeOf(err), "no stdio served with pump")
-	require.NoError(t, ServeStdio(f.server, fmt.Appendf(nil, `{"in_fd":%d,"out_fd":%d,"pump":true}`, inR.Fd(), outW.Fd())))
-	fmt.Fprintln(inW, initialize)
-	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}`)
-	more, err := PumpStdio(f.server)
-	require.NoError(t, err)
-	assert.False(t, more)
-	lines := bufio.NewScanner(outR)
-	require.True(t, lines.Scan())
-	require.True(t, lines.Scan())
-	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}]}}`, lines.Text())
-	_, onPumper := onCallers.Load(goid())
-	assert.True(t, onPumper, "on_call ran inside PumpStdio")
-	require.NoError(t, inW.Close())
-	_, err = PumpStdio(f.server)
-	assert.Equal(t, EClosed, CodeOf(err), "end of input")
-	require.NoError(t, Wait(f.server, -1))
+	for _, pump := range []bool{false, true} {
+		t.Run(fmt.Sprintf("pump=%v", pump), func(t *testing.T) {
+			var onCallers sync.Map // goroutine ids on_call ran on
+			f := newFixture(t, "", func(call uint64, _ uint32, _ uint64, _ []byte) {
+				onCallers.Store(goid(), true)
+				require.NoError(t, Complete(call, []byte(`{"content":[{"type":"text","text":"pong"}]}`)))
+			})
+			inR, inW, err := os.Pipe()
+			require.NoError(t, err)
+			outR, outW, err := os.Pipe()
+			require.NoError(t, err)
+			defer inR.Close()
+			defer outR.Close()
+			defer outW.Close()
+			assert.Equal(t, EIO, CodeOf(ServeStdio(f.server, []byte(`{"in_fd":9999}`))))
+			assert.Equal(t, EInvalid, CodeOf(ServeStdio(f.server, []byte(`{"in_fd":-1}`))))
+			_, err = PumpStdio(f.server)
+			assert.Equal(t, EInvalid, CodeOf(err), "no stdio served with pump")
+			require.NoError(t, ServeStdio(f.server, fmt.Appendf(nil, `{"in_fd":%d,"out_fd":%d,"pump":%v}`, inR.Fd(), outW.Fd(), pump)))
+			fmt.Fprintln(inW, initialize)
+			fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}`)
+			if pump {
+				more, err := PumpStdio(f.server)
+				require.NoError(t, err)
+				assert.False(t, more, "two lines are less than a burst")
+			}
+			lines := bufio.NewScanner(outR)
+			require.True(t, lines.Scan())
+			require.True(t, lines.Scan())
+			assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}]}}`, lines.Text())
+			_, onPumper := onCallers.Load(goid())
+			assert.Equal(t, pump, onPumper, "on_call ran inside PumpStdio")
+			require.NoError(t, inW.Close())
+			if pump {
+				_, err = PumpStdio(f.server)
+				assert.Equal(t, EClosed, CodeOf(err), "end of input")
+			}
+			require.NoError(t, Wait(f.server, -1))
+		})
+	}
 }
 
 // goid is the calling goroutine's id, from its stack header.

@@ -369,17 +369,16 @@ static void release_tsfn(server_ctx *ctx) {
 static bool deliver(napi_env env, napi_value fn, uint32_t type, uint64_t call, int32_t kind, double tag,
                     const char *data, size_t len, const char *body, size_t body_len);
 
-/* Go threads: queue an event for the JS thread; inside the stdio pump, on
- * the JS thread, a call, cancel or log event is delivered at once. */
+/* Go threads: queue an event for the JS thread. Inside the stdio pump, on
+ * the JS thread, a call is delivered at once. Other events still queue:
+ * a cancel or log there comes from JS's own call into the library (a
+ * handler closing the server), and JS must not be re-entered from it. */
 static void post(server_ctx *ctx, uint32_t type, uint64_t call, int32_t kind, double tag, const char *data, size_t len) {
   /* The thread is compared first: pumping is the JS thread's own field. */
-  if (type <= EV_LOG && pthread_equal(pthread_self(), ctx->js_thread) && ctx->pumping) {
+  if (type == EV_CALL && pthread_equal(pthread_self(), ctx->js_thread) && ctx->pumping) {
     napi_value fn;
-    if (napi_get_reference_value(ctx->env, ctx->on_event, &fn) == napi_ok &&
-        deliver(ctx->env, fn, type, call, kind, tag, data, len, NULL, 0)) {
-      return;
-    }
-    if (type == EV_CALL) {
+    if (napi_get_reference_value(ctx->env, ctx->on_event, &fn) != napi_ok ||
+        !deliver(ctx->env, fn, type, call, kind, tag, data, len, NULL, 0)) {
       fail_unseen(call);
     }
     return;

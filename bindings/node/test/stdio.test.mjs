@@ -248,6 +248,17 @@ describe("cancellation and close", () => {
     assert.equal(c.stderr, "closed\n");
   });
 
+  it("closes from inside a handler, with other calls in flight, and exits", async () => {
+    const c = await started(PROBE);
+    c.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}}',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"close","arguments":{"now":true}}}');
+    const timer = setTimeout(() => c.child.kill("SIGKILL"), 10_000);
+    assert.deepEqual(await c.exited, { code: 0, signal: null });
+    clearTimeout(timer);
+    assert.equal(c.stderr, "aborted\nclosed\n", "the waiting call was cancelled, then the server closed");
+    assert.ok(!c.pending.some((l) => JSON.parse(l).id === 1), "the cancelled call was answered");
+  });
+
   it("cancels calls in flight when stdin ends, then exits", async () => {
     const c = await started(PROBE);
     c.send(...[1, 2, 3].map((id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"wait","arguments":{}}}`));

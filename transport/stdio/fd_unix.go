@@ -187,6 +187,18 @@ func (d *fdInput) wait() error {
 			return os.ErrDeadlineExceeded
 		case fds[0].Revents != 0:
 			return nil
+		case fds[1].Revents != 0:
+			d.drainWake() // a wake left from an interruption since cleared
+		}
+	}
+}
+
+// drainWake empties the wake pipe.
+func (d *fdInput) drainWake() {
+	var b [64]byte
+	for {
+		if n, _ := unix.Read(d.wake[0], b[:]); n <= 0 {
+			return
 		}
 	}
 }
@@ -200,12 +212,8 @@ func (d *fdInput) SetReadDeadline(t time.Time) error {
 		return nil // a pumped read never waits
 	case t.IsZero():
 		d.interrupted.Store(false)
-		var b [64]byte
-		for {
-			if n, _ := unix.Read(d.wake[0], b[:]); n <= 0 {
-				return nil
-			}
-		}
+		d.drainWake()
+		return nil
 	case t.After(time.Now()):
 		return errors.New("stdio: only a read deadline that has passed is supported")
 	}

@@ -60,3 +60,58 @@ func TestServeFDContextCancel(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "after\n", string(got), "no reader was left behind to take it")
 }
+
+// fdInput, the reader of ServeFD's input: it waits in poll(2) for data,
+// a passed read deadline interrupts the wait until cleared, a wake left
+// over from an interruption does not end a later wait, a pumped one never
+// waits, and the end of the pipe is io.EOF.
+func TestFDInput(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	d, err := openFDInput(int(r.Fd()), false)
+	require.NoError(t, err)
+	defer d.close()
+	buf := make([]byte, 16)
+	read := func() (string, error) {
+		n, err := d.Read(buf)
+		return string(buf[:n]), err
+	}
+	later := func(s string) {
+		go func() {
+			time.Sleep(20 * time.Millisecond)
+			_, _ = w.WriteString(s)
+		}()
+	}
+
+	later("a")
+	got, err := read()
+	require.NoError(t, err)
+	assert.Equal(t, "a", got, "waited for the data")
+
+	require.NoError(t, d.SetReadDeadline(time.Now()))
+	_, err = read()
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	_, err = read()
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded, "until cleared")
+	require.NoError(t, d.SetReadDeadline(time.Time{}))
+	require.Error(t, d.SetReadDeadline(time.Now().Add(time.Hour)), "only a passed deadline")
+
+	_, err = unix.Write(d.wake[1], []byte{0}) // stale: no interruption
+	require.NoError(t, err)
+	later("b")
+	got, err = read()
+	require.NoError(t, err)
+	assert.Equal(t, "b", got)
+
+	p, err := openFDInput(int(r.Fd()), true)
+	require.NoError(t, err)
+	defer p.close()
+	_, err = p.Read(buf)
+	require.ErrorIs(t, err, errWouldBlock)
+
+	require.NoError(t, w.Close())
+	_, err = read()
+	require.ErrorIs(t, err, io.EOF)
+}

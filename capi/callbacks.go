@@ -6,6 +6,8 @@ package main
 import "C"
 
 import (
+	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/polymcp/polymcp/capi/internal/host"
@@ -60,3 +62,20 @@ func (h cHTTP) Write(chunk []byte) { C.pmcp_http_write(h.cb, bytesPtr(chunk), C.
 func (h cHTTP) Flush() { C.pmcp_http_flush(h.cb) }
 
 func (h cHTTP) End(code host.Code) { C.pmcp_http_end(h.cb, C.int(code)) }
+
+// startupPagesAfter is how long after the process first serves the
+// library hands back the pages of its code and read-only data again (the
+// first time is at the first server's creation): long enough for
+// registration and the first calls to be over.
+const startupPagesAfter = time.Second
+
+var startupPages sync.Once
+
+// releaseStartupPages schedules pmcp_release_readonly (relocs.c) once per
+// process, startupPagesAfter from now.
+func releaseStartupPages() {
+	startupPages.Do(func() {
+		C.pmcp_release_readonly()
+		time.AfterFunc(startupPagesAfter, func() { C.pmcp_release_readonly() })
+	})
+}

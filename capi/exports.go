@@ -168,7 +168,11 @@ func pmcpgo_server_serve_stdio(s C.uint64_t, p *C.char, n C.size_t) (rc C.int) {
 	if err := tooLong(n); err != nil {
 		return fail(err)
 	}
-	return result(host.ServeStdio(uint64(s), input(p, n)))
+	err := host.ServeStdio(uint64(s), input(p, n))
+	if err == nil {
+		releaseStartupPages()
+	}
+	return result(err)
 }
 
 //export pmcpgo_server_serve_http
@@ -181,6 +185,7 @@ func pmcpgo_server_serve_http(s C.uint64_t, p *C.char, n C.size_t, url **C.char,
 	if err != nil {
 		return fail(err)
 	}
+	releaseStartupPages()
 	return output([]byte(u), url, urlLen)
 }
 

@@ -13,6 +13,8 @@ int pmcp_set_error(int code, const char *msg, size_t len);
 
 /* A malloc'd copy of b with a NUL after len bytes; NULL if out of memory. */
 char *pmcp_dup(const char *b, size_t len);
+/* relocs.c: hands back the pages of the library's read-only segments. */
+void pmcp_release_readonly(void);
 
 /* Copies a host's callbacks struct; NULL (with the error recorded) if it
  * is unusable. */

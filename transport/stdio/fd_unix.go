@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -45,18 +46,33 @@ func ServeProcess(ctx context.Context, srv transport.Server, opts *Options) erro
 // writing outFD directly may see EAGAIN (it should not: those streams carry
 // the protocol). The original mode is restored on return.
 //
-// The input is read outside Go's poller (see fdInput); with Options.Pump
-// only by the Pump's caller.
+// The input is read outside Go's poller (see fdInput), with Options.Pump
+// only by the Pump's caller, except with a single P (GOMAXPROCS 1): a
+// reader waiting in a system call would hold it, and goroutines made
+// runnable meanwhile (a handler's timer, its network reply) would wait
+// until sysmon took it back, up to 10 ms once sysmon has backed off. The
+// poller lets the P go.
 func ServeFD(ctx context.Context, srv transport.Server, inFD, outFD int, opts *Options) error {
 	pumped := opts != nil && opts.Pump != nil
 	if pumped {
 		defer opts.Pump.detach() // when opening fails
 	}
-	in, err := openFDInput(inFD, pumped)
-	if err != nil {
-		return err
+	var in io.Reader
+	if pumped || runtime.GOMAXPROCS(0) > 1 {
+		d, err := openFDInput(inFD, pumped)
+		if err != nil {
+			return err
+		}
+		defer d.close()
+		in = d
+	} else {
+		d, err := openDup(inFD, "stdio-in")
+		if err != nil {
+			return err
+		}
+		defer d.close()
+		in = d.f
 	}
-	defer in.close()
 	out, err := openDup(outFD, "stdio-out")
 	if err != nil {
 		return err

@@ -28,6 +28,13 @@
 // number of calls run at once, within the executor's bounds, as before. A negative budget hands every call to the
 // executor's workers instead.
 //
+// [ServeFD] reads its input outside Go's poller and waits for it in
+// poll(2), which keeps the runtime's sysmon from waking every 20 µs under
+// bursty load (with a single P it parks in the poller instead). With
+// Options.Pump no goroutine reads at all: the host's own event loop polls
+// the input and calls [Pump.Read], which handles a burst of lines on the
+// host's thread (see [Pump]).
+//
 // # Output
 //
 // Every message is written as one line made pure ASCII (non-ASCII text

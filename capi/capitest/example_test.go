@@ -26,12 +26,21 @@ type exchange struct{ send, want string }
 
 // TestExampleStdio holds the C example to the stdio rules: the lifecycle,
 // the catalogue, echo, sleep with and without cancellation, 200 pipelined
-// calls, and a clean exit 0 at end of input.
+// calls, and a clean exit 0 at end of input; served by the library's own
+// reader, and pumped from the example's poll loop.
 func TestExampleStdio(t *testing.T) {
 	ready(t)
+	for _, args := range [][]string{nil, {"--pump"}} {
+		t.Run(strings.Join(append([]string{"stdio"}, args...), " "), func(t *testing.T) { exampleStdio(t, args) })
+	}
+}
+
+// exampleStdio runs the example's stdio conversation, args given to it
+// (--pump: the example's own poll loop reads stdin through the library).
+func exampleStdio(t *testing.T, args []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*failAfter)
 	defer cancel()
-	p, err := stdio.Spawn(ctx, example)
+	p, err := stdio.Spawn(ctx, example, args...)
 	require.NoError(t, err)
 	defer p.Close()
 

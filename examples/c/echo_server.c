@@ -10,12 +10,16 @@
  *   build/examples/c/echo_server                       # MCP on stdin/stdout
  *   build/examples/c/echo_server --http 127.0.0.1:8000 # MCP at http://127.0.0.1:8000/mcp,
  *                                                      # until stdin ends
+ *   build/examples/c/echo_server --pump                # stdio, read by this thread's own
+ *                                                      # poll loop (polymcp_server_stdio_pump)
  *
  * Everything the library hands us is borrowed for the callback's duration;
  * everything we hand it is copied before the function returns.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -260,14 +264,34 @@ static void serve_http(polymcp_server_t s, const char *addr) {
   }
 }
 
+/* Serves stdio from this thread's own event loop: it polls stdin and pumps
+ * what is ready (on_call comes here, inside polymcp_server_stdio_pump), so no
+ * library thread reads, until the transport ends with the input. */
+static void serve_stdio_pumped(polymcp_server_t s) {
+  static const char opts[] = "{\"pump\":true}";
+  check(polymcp_server_serve_stdio(s, opts, sizeof opts - 1), "serve_stdio");
+  struct pollfd in = {.fd = 0, .events = POLLIN};
+  for (;;) {
+    int rc = polymcp_server_stdio_pump(s);
+    if (rc == POLYMCP_PUMP_MORE) continue; /* our answers went out; read on */
+    if (rc == POLYMCP_E_CLOSED) return;
+    check(rc, "stdio_pump");
+    if (poll(&in, 1, -1) < 0 && errno != EINTR) {
+      perror("echo_server: poll");
+      exit(1);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (polymcp_abi_version() >> 16 != POLYMCP_ABI_MAJOR) {
     fprintf(stderr, "echo_server: libpolymcp ABI %u.%u, built for %d.%d\n", polymcp_abi_version() >> 16,
             polymcp_abi_version() & 0xffff, POLYMCP_ABI_MAJOR, POLYMCP_ABI_MINOR);
     return 1;
   }
-  if (argc != 1 && !(argc == 3 && strcmp(argv[1], "--http") == 0)) {
-    fprintf(stderr, "usage: echo_server [--http HOST:PORT]\n");
+  bool pump = argc == 2 && strcmp(argv[1], "--pump") == 0;
+  if (argc != 1 && !pump && !(argc == 3 && strcmp(argv[1], "--http") == 0)) {
+    fprintf(stderr, "usage: echo_server [--http HOST:PORT | --pump]\n");
     return 2;
   }
   static const char options[] = "{\"name\":\"polymcp-c-example\",\"version\":\"1.0.0\"}";
@@ -278,6 +302,8 @@ int main(int argc, char **argv) {
   check(polymcp_server_add_tool(s, SLEEP_TOOL, sizeof SLEEP_TOOL - 1, TAG_SLEEP), "add sleep");
   if (argc == 3) {
     serve_http(s, argv[2]);
+  } else if (pump) {
+    serve_stdio_pumped(s);
   } else {
     check(polymcp_server_serve_stdio(s, NULL, 0), "serve_stdio");
     wait_idle(s); /* until stdin ends */

@@ -81,3 +81,54 @@ func FuzzFrame(f *testing.F) {
 		require.Equal(t, frameModel(data, max), got)
 	})
 }
+
+// wouldBlockReader is a chunkReader whose input arrives in pieces, as a
+// pumped reader sees it: after each piece the next Read finds nothing
+// ready (errWouldBlock) before the following piece comes.
+type wouldBlockReader struct {
+	chunkReader
+	waiting bool
+}
+
+func (w *wouldBlockReader) Read(p []byte) (int, error) {
+	if w.waiting {
+		w.waiting = false
+		return 0, errWouldBlock
+	}
+	w.waiting = true
+	return w.chunkReader.Read(p)
+}
+
+// FuzzFramePumped is FuzzFrame for a Pump's input, which runs dry between
+// pieces: LineReader must keep what it had (a partial line, a byte order
+// mark not yet whole, a too-long line being dropped) across each
+// errWouldBlock and give the same lines as for the whole input at once.
+func FuzzFramePumped(f *testing.F) {
+	f.Add([]byte("\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n"), []byte{0}, uint16(64))
+	f.Add([]byte("{\"a\":\"xxxxxxxxxxxxxxxx\"}\n{}\n"), []byte{3, 1}, uint16(8))
+	f.Add([]byte("\xef\xbb"), []byte{}, uint16(1))
+	f.Fuzz(func(t *testing.T, data, sizes []byte, max16 uint16) {
+		max := int(max16%512) + 1
+		lr := NewLineReader(&wouldBlockReader{chunkReader: chunkReader{data: data, sizes: sizes}}, max)
+		var got []string
+		for dry := 0; ; {
+			line, tooLong, err := lr.Next()
+			if errors.Is(err, errWouldBlock) {
+				dry++
+				require.LessOrEqual(t, dry, 2*len(data)+2, "no progress")
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(line), max)
+			if tooLong {
+				got = append(got, tooLongMark)
+			} else {
+				got = append(got, string(line))
+			}
+		}
+		require.Equal(t, frameModel(data, max), got)
+	})
+}

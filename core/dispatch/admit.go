@@ -135,48 +135,49 @@ type admission struct {
 }
 
 // paramMembers are the members of a request's params that admission, the
-// tools/call path and the input rounds read, found in one pass over params
-// (a lookup each scanned a large argument up to five times). Each is kept
-// as its span in params: five slices made the call, which holds them, a
-// size class larger.
-type paramMembers [numParams]span
+// tools/call path and the input rounds read (jsonrpc.ParamNames): located
+// by the decoder as it validated params, or else in one pass over them (a
+// lookup each scanned a large argument up to five times). Each is kept as
+// its span in params: five slices made the call, which holds them, a size
+// class larger.
+type paramMembers jsonrpc.ParamSpans
 
 // The members paramMembers holds, by index.
 const (
-	paramMeta = iota
-	paramName
-	paramArguments
-	paramRequestState
-	paramInputResponses
-	numParams
+	paramMeta           = jsonrpc.ParamMeta
+	paramName           = jsonrpc.ParamName
+	paramArguments      = jsonrpc.ParamArguments
+	paramRequestState   = jsonrpc.ParamRequestState
+	paramInputResponses = jsonrpc.ParamInputResponses
+	numParams           = jsonrpc.NumParams
 )
 
-var paramNames = [numParams]string{"_meta", "name", "arguments", spec.ParamRequestState, spec.ParamInputResponses}
-
-// span is where a member's value lies in params; end 0 means no such
-// member (a JSON value is at least one byte long).
-type span struct{ start, end uint32 }
-
-func scanParams(params []byte) paramMembers {
+// scanParams returns where msg's params members lie: as Decode located
+// them, or as one pass of jsonrpc.Members finds them.
+func scanParams(msg *jsonrpc.Message) paramMembers {
+	if spans, ok := msg.LocatedParams(); ok {
+		return paramMembers(spans)
+	}
 	var v [numParams][]byte
 	var p paramMembers
-	jsonrpc.Members(params, paramNames[:], v[:])
+	params := msg.Params
+	jsonrpc.Members(params, jsonrpc.ParamNames[:], v[:])
 	for i, b := range v {
 		if b != nil {
 			// b lies within params: its capacity says where.
 			start := cap(params) - cap(b)
-			p[i] = span{uint32(start), uint32(start + len(b))}
+			p[i].Start, p[i].End = uint32(start), uint32(start+len(b))
 		}
 	}
 	return p
 }
 
-// in returns member i of params, the bytes scanParams read, or nil.
+// in returns member i of params, the bytes scanParams found, or nil.
 func (p *paramMembers) in(params []byte, i int) []byte {
-	if p[i].end == 0 {
+	if p[i].End == 0 {
 		return nil
 	}
-	return params[p[i].start:p[i].end:p[i].end]
+	return params[p[i].Start:p[i].End:p[i].End]
 }
 
 func invalidParams(format string, args ...any) *jsonrpc.Error {
@@ -194,7 +195,7 @@ func (s *Session) admit(msg jsonrpc.Message, a *admission) *jsonrpc.Error {
 	if uint64(len(msg.Params)) >= math.MaxUint32 {
 		return invalidParams("params over 4 GiB") // past what a span holds
 	}
-	a.params = scanParams(msg.Params)
+	a.params = scanParams(&msg)
 	if raw := a.params.in(msg.Params, paramMeta); len(raw) > 0 {
 		if raw[0] != '{' {
 			return invalidParams("params._meta must be an object")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/polymcp/polymcp/core/executor"
+	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/router"
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/transport"
@@ -110,4 +111,13 @@ func TestModernRequestsSeeTheirOwnClient(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// The params members the decoder locates are the protocol's names.
+func TestParamNames(t *testing.T) {
+	assert.Equal(t, "_meta", jsonrpc.ParamNames[paramMeta])
+	assert.Equal(t, "name", jsonrpc.ParamNames[paramName])
+	assert.Equal(t, "arguments", jsonrpc.ParamNames[paramArguments])
+	assert.Equal(t, spec.ParamRequestState, jsonrpc.ParamNames[paramRequestState])
+	assert.Equal(t, spec.ParamInputResponses, jsonrpc.ParamNames[paramInputResponses])
 }

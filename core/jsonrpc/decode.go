@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "math"
+
 // Limits bound what one message may make the decoder do. Zero or negative
 // fields select the defaults.
 type Limits struct {
@@ -12,6 +14,27 @@ type Limits struct {
 	// counting integer, fraction and exponent digits together.
 	MaxNumberDigits int
 }
+
+// The members of a request's params object that Decode locates as it
+// validates them (Message.LocatedParams), by index into ParamNames: what
+// admission and the tools/call path read, which then need no second pass
+// over params.
+const (
+	ParamMeta = iota
+	ParamName
+	ParamArguments
+	ParamRequestState
+	ParamInputResponses
+	NumParams
+)
+
+// ParamNames are the names of the members Decode locates in params.
+var ParamNames = [NumParams]string{"_meta", "name", "arguments", "requestState", "inputResponses"}
+
+// ParamSpans are where each of ParamNames lies in a params object, as
+// offsets into it: the first member of that name, matched as Members
+// matches; End 0 when there is none.
+type ParamSpans [NumParams]struct{ Start, End uint32 }
 
 // Defaults of Limits.
 const (
@@ -93,6 +116,25 @@ type envelope struct {
 	dup   string
 	dupID bool // the duplicate is "id", so no id can be trusted
 	names dupSet
+	// params locates Limits.ParamNames in the params object, when the
+	// first "params" is one.
+	params paramLocator
+}
+
+// paramLocator notes where the first of each of ParamNames lies in an
+// object.
+type paramLocator struct {
+	vals    [NumParams]span
+	located bool // the object was scanned member by member
+}
+
+func (p *paramLocator) note(data []byte, name, val span) {
+	for i, n := range ParamNames {
+		if p.vals[i].end == 0 && textIs(data[name.start:name.end], name.esc, n) {
+			p.vals[i] = val
+			return
+		}
+	}
 }
 
 func (e *envelope) has(m member) bool { return e.seen&(1<<m) != 0 }
@@ -101,8 +143,11 @@ func (e *envelope) raw(data []byte, m member) []byte {
 	return data[e.vals[m].start:e.vals[m].end]
 }
 
-// envelope scans the top-level object at s.pos, noting member values.
-func (s *scanner) envelope(e *envelope) *Error {
+// object scans the object at s.pos, whose members' values are at depth,
+// noting where each member lies: in e for the envelope (depth 1), or in p
+// for its params (e nil). It checks exactly what value does for the same
+// object. (Two pointers, not an interface: one made the envelope escape.)
+func (s *scanner) object(depth int, e *envelope, p *paramLocator) *Error {
 	s.pos++ // '{'
 	if i := skipWS(s.data, s.pos); i < len(s.data) && s.data[i] == '}' {
 		s.pos = i + 1
@@ -115,10 +160,17 @@ func (s *scanner) envelope(e *envelope) *Error {
 		}
 		start := skipWS(s.data, s.pos)
 		s.pos = start
-		if err := s.value(1); err != nil {
-			return err
+		if e == nil {
+			if err := s.value(depth); err != nil {
+				return err
+			}
+			p.note(s.data, name, span{start: start, end: s.pos})
+		} else {
+			if err := s.member(name, e); err != nil {
+				return err
+			}
+			e.note(s.data, name, span{start: start, end: s.pos})
 		}
-		e.note(s.data, name, span{start: start, end: s.pos})
 		i := skipWS(s.data, s.pos)
 		switch {
 		case i < len(s.data) && s.data[i] == ',':
@@ -130,6 +182,27 @@ func (s *scanner) envelope(e *envelope) *Error {
 			return s.fail(probChar, i)
 		}
 	}
+}
+
+// member scans the value at s.pos of the envelope's member name: the
+// first params object member by member, for its locator; any other value
+// whole.
+func (s *scanner) member(name span, e *envelope) *Error {
+	const depth = 1
+	if e.params.located || e.has(memParams) || s.pos >= len(s.data) || s.data[s.pos] != '{' ||
+		!textIs(s.data[name.start:name.end], name.esc, "params") {
+		return s.value(depth)
+	}
+	if depth >= s.lim.MaxDepth { // as value(depth) checks any '{' it opens
+		return s.fail(probDepth, s.pos)
+	}
+	e.params.located = true
+	return s.object(depth+1, nil, &e.params)
+}
+
+// envelope scans the top-level object at s.pos, noting member values.
+func (s *scanner) envelope(e *envelope) *Error {
+	return s.object(1, e, nil)
 }
 
 func (e *envelope) note(data []byte, name, val span) {
@@ -212,6 +285,15 @@ func (e *envelope) call(data []byte, id ID) (Message, *Error) {
 		return bad, Errorf(KindJSONRPC, CodeInvalidParams, `invalid params: "params" must be an object`)
 	}
 	msg.Params = params
+	if e.params.located && len(params) < math.MaxUint32 {
+		msg.paramsLocated = true
+		base := e.vals[memParams].start
+		for i, v := range e.params.vals {
+			if v.end != 0 {
+				msg.paramSpans[i].Start, msg.paramSpans[i].End = uint32(v.start-base), uint32(v.end-base)
+			}
+		}
+	}
 	return msg, nil
 }
 

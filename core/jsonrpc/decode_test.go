@@ -316,3 +316,46 @@ func TestInternMethod(t *testing.T) {
 	assert.Equal(t, "tools/cal", internMethod([]byte("tools/cal")))
 	assert.Equal(t, strings.Repeat("x", 100), internMethod([]byte(strings.Repeat("x", 100))))
 }
+
+// Decode locates ParamNames in an object params as it validates it, with
+// the same checks and errors as for any other value: at each depth limit,
+// its answer is Valid's.
+func TestDecodeLocatesParams(t *testing.T) {
+	inputs := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":1}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[[{}]],"name":"n","name":"second"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","par\u0061ms":{"n\u0061me":"esc"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"n",}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"name" "n"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"n"`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{`,
+		`{"jsonrpc":"2.0","method":"m","params":{"_meta":{},"requestState":"s","inputResponses":{"k":{}}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":1},"params":{"name":2}}`,
+	}
+	for _, in := range inputs {
+		for _, depth := range []int{1, 2, 3, 0} {
+			lim := Limits{MaxDepth: depth}
+			msg, err := Decode([]byte(in), lim)
+			if verr := Valid([]byte(in), lim); verr != nil {
+				require.NotNil(t, err, "%s at depth %d", in, depth)
+				assert.Equal(t, verr.Message, err.Message, "%s at depth %d", in, depth)
+				continue
+			}
+			if err != nil {
+				continue // valid JSON, not a valid request
+			}
+			checkLocatedParams(t, msg)
+		}
+	}
+	msg, err := Decode([]byte(inputs[0]), Limits{})
+	require.Nil(t, err)
+	spans, ok := msg.LocatedParams()
+	require.True(t, ok)
+	at := func(i int) string { return string(msg.Params[spans[i].Start:spans[i].End]) }
+	assert.Equal(t, `"echo"`, at(ParamName))
+	assert.Equal(t, `{"text":"x"}`, at(ParamArguments))
+	assert.Equal(t, `{"progressToken":1}`, at(ParamMeta))
+	assert.Zero(t, spans[ParamRequestState].End)
+}

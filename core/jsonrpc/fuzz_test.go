@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -59,13 +60,43 @@ func FuzzDecode(f *testing.F) {
 		msg, err := Decode(data, Limits{})
 		if err != nil {
 			checkDecodeError(t, data, msg, err)
+			if verr := Valid(data, Limits{}); err.Code == CodeParseError && (verr == nil || verr.Message != err.Message) {
+				t.Fatalf("Decode's parse error %q, Valid's %v", err.Message, verr)
+			}
 			return
 		}
 		if !stdOK {
 			t.Fatal("Decode accepts what encoding/json rejects")
 		}
 		checkAgainstStdlib(t, data, msg)
+		checkLocatedParams(t, msg)
 	})
+}
+
+// checkLocatedParams: where Decode located ParamNames in an object params
+// is where Members finds them.
+func checkLocatedParams(t *testing.T, msg Message) {
+	spans, ok := msg.LocatedParams()
+	if msg.Params == nil {
+		if ok {
+			t.Fatal("params located in a message without params")
+		}
+		return
+	}
+	if !ok {
+		t.Fatalf("params %q not located", msg.Params)
+	}
+	var want [NumParams][]byte
+	Members(msg.Params, ParamNames[:], want[:])
+	for i, sp := range spans {
+		var got []byte
+		if sp.End != 0 {
+			got = msg.Params[sp.Start:sp.End]
+		}
+		if !bytes.Equal(got, want[i]) || (got == nil) != (want[i] == nil) {
+			t.Fatalf("%s: located %q, Members finds %q", ParamNames[i], got, want[i])
+		}
+	}
 }
 
 func checkDecodeError(t *testing.T, data []byte, msg Message, err *Error) {

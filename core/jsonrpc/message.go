@@ -104,4 +104,15 @@ type Message struct {
 	Result []byte
 	// Error is the error member of an error response.
 	Error *Error
+
+	// paramSpans are where Decode found ParamNames in Params, when
+	// paramsLocated.
+	paramSpans    ParamSpans
+	paramsLocated bool
 }
+
+// LocatedParams returns where the members ParamNames lie in Params, as
+// Decode found them while validating, and whether it did: a request or
+// notification whose params is an object, decoded by Decode. Otherwise
+// read them with Members.
+func (m *Message) LocatedParams() (ParamSpans, bool) { return m.paramSpans, m.paramsLocated }

@@ -140,7 +140,7 @@ type admission struct {
 // lookup each scanned a large argument up to five times). Each is kept as
 // its span in params: five slices made the call, which holds them, a size
 // class larger.
-type paramMembers jsonrpc.ParamSpans
+type paramMembers = jsonrpc.ParamSpans
 
 // The members paramMembers holds, by index.
 const (
@@ -156,7 +156,7 @@ const (
 // them, or as one pass of jsonrpc.Members finds them.
 func scanParams(msg *jsonrpc.Message) paramMembers {
 	if spans, ok := msg.LocatedParams(); ok {
-		return paramMembers(spans)
+		return spans
 	}
 	var v [numParams][]byte
 	var p paramMembers
@@ -172,13 +172,6 @@ func scanParams(msg *jsonrpc.Message) paramMembers {
 	return p
 }
 
-// in returns member i of params, the bytes scanParams found, or nil.
-func (p *paramMembers) in(params []byte, i int) []byte {
-	if p[i].End == 0 {
-		return nil
-	}
-	return params[p[i].Start:p[i].End:p[i].End]
-}
 
 func invalidParams(format string, args ...any) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.KindProtocol, jsonrpc.CodeInvalidParams, format, args...)
@@ -196,7 +189,7 @@ func (s *Session) admit(msg jsonrpc.Message, a *admission) *jsonrpc.Error {
 		return invalidParams("params over 4 GiB") // past what a span holds
 	}
 	a.params = scanParams(&msg)
-	if raw := a.params.in(msg.Params, paramMeta); len(raw) > 0 {
+	if raw := a.params.Value(msg.Params, paramMeta); len(raw) > 0 {
 		if raw[0] != '{' {
 			return invalidParams("params._meta must be an object")
 		}

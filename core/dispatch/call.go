@@ -84,7 +84,7 @@ func (s *Session) newCall(msg jsonrpc.Message, reply transport.Sink) *call {
 func (c *call) modern() bool { return c.adm.dialect.Era() == protocol.Modern }
 
 // param returns member i of the call's params (paramMembers), or nil.
-func (c *call) param(i int) []byte { return c.adm.params.in(c.params, i) }
+func (c *call) param(i int) []byte { return c.adm.params.Value(c.params, i) }
 
 // admitted sets up what the handler gets from the admission in c.adm.
 func (c *call) admitted() {

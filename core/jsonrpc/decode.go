@@ -36,6 +36,14 @@ var ParamNames = [NumParams]string{"_meta", "name", "arguments", "requestState",
 // matches; End 0 when there is none.
 type ParamSpans [NumParams]struct{ Start, End uint32 }
 
+// Value returns member i of params, which s describes, or nil.
+func (s *ParamSpans) Value(params []byte, i int) []byte {
+	if s[i].End == 0 {
+		return nil
+	}
+	return params[s[i].Start:s[i].End:s[i].End]
+}
+
 // Defaults of Limits.
 const (
 	DefaultMaxDepth        = 256

@@ -40,16 +40,24 @@ func (e *Engine) prepareModern(r *Request, v version, msg jsonrpc.Message, derr 
 
 // checkModernHeaders compares the mirrored headers with the body (SEP-2243).
 func (e *Engine) checkModernHeaders(h http.Header, v version, d protocol.Dialect, msg jsonrpc.Message) *jsonrpc.Error {
-	// One pass over params finds both members the headers mirror; the
-	// revision's catalogue names the one Mcp-Name mirrors, if any.
+	// The revision's catalogue names the member Mcp-Name mirrors, if any.
+	// The decoder located _meta and name as it read params; any other
+	// member takes one pass over params, which finds both.
 	m, _ := d.Catalogue().Lookup(msg.Method)
 	member := m.NameParam
-	names := [2]string{"_meta", member}
 	var vals [2][]byte
-	if member == "" {
-		jsonrpc.Members(msg.Params, names[:1], vals[:1])
+	if spans, ok := msg.LocatedParams(); ok && (member == "" || member == jsonrpc.ParamNames[jsonrpc.ParamName]) {
+		vals[0] = spans.Value(msg.Params, jsonrpc.ParamMeta)
+		if member != "" {
+			vals[1] = spans.Value(msg.Params, jsonrpc.ParamName)
+		}
 	} else {
-		jsonrpc.Members(msg.Params, names[:], vals[:])
+		names := [2]string{"_meta", member}
+		if member == "" {
+			jsonrpc.Members(msg.Params, names[:1], vals[:1])
+		} else {
+			jsonrpc.Members(msg.Params, names[:], vals[:])
+		}
 	}
 	var mv []byte // params._meta's protocolVersion, when a string
 	if vals[0] != nil {

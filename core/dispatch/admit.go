@@ -172,7 +172,6 @@ func scanParams(msg *jsonrpc.Message) paramMembers {
 	return p
 }
 
-
 func invalidParams(format string, args ...any) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.KindProtocol, jsonrpc.CodeInvalidParams, format, args...)
 }

@@ -161,9 +161,11 @@ int polymcp_stats(char **json, size_t *len);
  *
  * Every callback runs on a library thread, possibly several at once on
  * different threads, and must return quickly: the thread is one of the
- * server's bounded workers (max_concurrency). A callback may call any
- * polymcp_* function except polymcp_server_wait (POLYMCP_E_INVALID: waiting
- * there would deadlock).
+ * server's bounded workers (max_concurrency). The one exception: over stdio
+ * served with "pump", on_call also comes on the host's thread, inside
+ * polymcp_server_stdio_pump. A callback may call any polymcp_* function
+ * except polymcp_server_wait and polymcp_server_stdio_pump
+ * (POLYMCP_E_INVALID: waiting there would deadlock).
  */
 typedef struct polymcp_server_callbacks {
   uint32_t struct_size; /* sizeof(polymcp_server_callbacks) */

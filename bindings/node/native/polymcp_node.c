@@ -1082,17 +1082,25 @@ static void on_readable(uv_poll_t *poll, int status, int events) {
   pump_stdio(*(server_ctx **)poll);
 }
 
+static void poll_free(uv_handle_t *poll) { free(poll); }
+
 static void poll_closed(uv_handle_t *poll) {
   server_ctx *ctx = *(server_ctx **)poll;
   free(poll);
   ctx_release(ctx);
 }
 
+/* One watch at a time in the process: libuv cannot watch a descriptor
+ * with two handles, and a second server serving the same stdin (which makes
+ * little sense) leaves the reading to its core. */
+static atomic_bool pump_claimed;
+
 /* JS thread: ends the pump's watch (idempotent). */
 static void stop_pump(server_ctx *ctx) {
   if (ctx->poll == NULL) {
     return;
   }
+  atomic_store(&pump_claimed, false);
   uv_poll_stop(ctx->poll);
   uv_close((uv_handle_t *)ctx->poll, poll_closed);
   ctx->poll = NULL;
@@ -1105,24 +1113,29 @@ static void stop_pump(server_ctx *ctx) {
 static bool start_pump(napi_env env, server_ctx *ctx, int fd) {
   struct uv_loop_s *loop;
   napi_value resource, name;
-  if (napi_get_uv_event_loop(env, &loop) != napi_ok) {
+  bool unclaimed = false;
+  if (!atomic_compare_exchange_strong(&pump_claimed, &unclaimed, true)) {
     return false;
   }
-  uv_poll_t *poll = calloc(1, uv_handle_size(PMCP_UV_POLL));
-  if (poll == NULL || uv_poll_init(loop, poll, fd) != 0) {
+  uv_poll_t *poll = NULL;
+  if (napi_get_uv_event_loop(env, &loop) != napi_ok || (poll = calloc(1, uv_handle_size(PMCP_UV_POLL))) == NULL ||
+      uv_poll_init(loop, poll, fd) != 0) {
     free(poll);
+    atomic_store(&pump_claimed, false);
     return false;
   }
   *(server_ctx **)poll = ctx;
   if (napi_create_object(env, &resource) != napi_ok ||
       napi_create_string_utf8(env, "polymcp:stdio", NAPI_AUTO_LENGTH, &name) != napi_ok ||
       napi_create_reference(env, resource, 1, &ctx->pump_resource) != napi_ok) {
-    uv_close((uv_handle_t *)poll, (uv_close_cb)free);
+    uv_close((uv_handle_t *)poll, poll_free);
+    atomic_store(&pump_claimed, false);
     return false;
   }
   if (napi_async_init(env, resource, name, &ctx->pump_async) != napi_ok) {
     napi_delete_reference(env, ctx->pump_resource);
-    uv_close((uv_handle_t *)poll, (uv_close_cb)free);
+    uv_close((uv_handle_t *)poll, poll_free);
+    atomic_store(&pump_claimed, false);
     return false;
   }
   ctx_retain(ctx); /* the poll's, given back by poll_closed */

@@ -247,6 +247,43 @@ static void test_version(void) {
 /* The library gives back its relocation table's pages once the loader
  * has applied it (capi/relocs.c): the mapping at its base address, which
  * starts with the 1.3 MiB table, keeps almost nothing resident. */
+/* Two pipes a stdio transport serves: it reads in[0] and writes out[1]. */
+struct pipes {
+  int in[2], out[2];
+};
+
+/* Serves h's server over new pipes, pumped (the host reads) or not. */
+static void serve_pipes(struct host *h, struct pipes *p, int pump) {
+  CHECK(pipe(p->in) == 0 && pipe(p->out) == 0, "pipe");
+  char opts[80];
+  int n = snprintf(opts, sizeof opts, "{\"in_fd\":%d,\"out_fd\":%d%s}", p->in[0], p->out[1],
+                   pump ? ",\"pump\":true" : "");
+  OK(polymcp_server_serve_stdio(h->server, opts, (size_t)n));
+}
+
+/* Closes the pipes once the transport has ended (the test closed in[1] to
+ * end its input): ours, the library used duplicates. */
+static void close_pipes(struct pipes *p) {
+  close(p->in[0]), close(p->out[0]), close(p->out[1]);
+}
+
+/* Writes initialize and an echo call (id 1) to the transport's input. */
+static void send_echo_call(struct pipes *p) {
+  static const char call[] =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}\n";
+  CHECK(write(p->in[1], INIT, sizeof INIT - 1) > 0 && write(p->in[1], "\n", 1) == 1, "write");
+  CHECK(write(p->in[1], call, sizeof call - 1) > 0, "write");
+}
+
+/* Whether out holds the answer to send_echo_call's call yet. */
+static int has_echo_answer(const char *out, size_t len) { return memmem(out, len, "\"id\":1,", 7) != NULL; }
+
+/* Checks the answer to send_echo_call's call (out is NUL-terminated). */
+static void check_echo_answer(const char *out) {
+  CHECK(strstr(out, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n"),
+        "output %s", out);
+}
+
 /* When the process first serves, and again a second later, the library
  * hands back the pages of its code and read-only data: an idle server
  * keeps well under two thirds of those mappings resident (without, 83-89%
@@ -256,11 +293,8 @@ static void test_readonly_released(void) {
   struct host h;
   host_init(&h);
   new_server(&h, NULL);
-  int in[2], out[2];
-  CHECK(pipe(in) == 0 && pipe(out) == 0, "pipe");
-  char opts[64];
-  int n = snprintf(opts, sizeof opts, "{\"in_fd\":%d,\"out_fd\":%d}", in[0], out[1]);
-  OK(polymcp_server_serve_stdio(h.server, opts, (size_t)n));
+  struct pipes p;
+  serve_pipes(&h, &p, 0);
   sleep_ms(1500);
   FILE *f = fopen("/proc/self/smaps", "r");
   CHECK(f != NULL, "no /proc/self/smaps");
@@ -281,9 +315,9 @@ static void test_readonly_released(void) {
   fclose(f);
   CHECK(size_kb > 1024, "the library's read-only mappings: %ld KiB", size_kb);
   CHECK(rss_kb * 3 < size_kb * 2, "%ld of %ld KiB of read-only mappings resident", rss_kb, size_kb);
-  close(in[1]);
+  close(p.in[1]);
   OK(polymcp_server_wait(h.server, FAIL_AFTER_MS));
-  close(in[0]), close(out[0]), close(out[1]);
+  close_pipes(&p);
   finish(&h);
   host_destroy(&h);
 }
@@ -677,15 +711,9 @@ static void test_stdio_pipes(void) {
   host_init(&h);
   h.answer_inline = 1;
   new_server(&h, NULL);
-  int in[2], out[2];
-  CHECK(pipe(in) == 0 && pipe(out) == 0, "pipe");
-  char opts[64];
-  int n = snprintf(opts, sizeof opts, "{\"in_fd\":%d,\"out_fd\":%d}", in[0], out[1]);
-  OK(polymcp_server_serve_stdio(h.server, opts, (size_t)n));
-  static const char call[] =
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}\n";
-  CHECK(write(in[1], INIT, sizeof INIT - 1) > 0 && write(in[1], "\n", 1) == 1, "write");
-  CHECK(write(in[1], call, sizeof call - 1) > 0, "write");
+  struct pipes p;
+  serve_pipes(&h, &p, 0);
+  send_echo_call(&p);
   /* Batches nest; the answers leave by the last end at the latest. */
   OK(polymcp_server_batch(h.server, 1));
   OK(polymcp_server_batch(h.server, 1));
@@ -693,18 +721,17 @@ static void test_stdio_pipes(void) {
   OK(polymcp_server_batch(h.server, 0));
   char buf[4096];
   size_t got = 0;
-  while (!memmem(buf, got, "\"id\":1,", 7)) {
-    ssize_t r = read(out[0], buf + got, sizeof buf - got - 1);
+  while (!has_echo_answer(buf, got)) {
+    ssize_t r = read(p.out[0], buf + got, sizeof buf - got - 1);
     CHECK(r > 0, "read %zd", r);
     got += (size_t)r;
   }
   buf[got] = 0;
-  CHECK(strstr(buf, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n"),
-        "output %s", buf);
+  check_echo_answer(buf);
   EXPECT_RC(POLYMCP_E_TIMEOUT, polymcp_server_wait(h.server, 0));
-  close(in[1]); /* end of input ends the transport */
+  close(p.in[1]); /* end of input ends the transport */
   OK(polymcp_server_wait(h.server, FAIL_AFTER_MS));
-  close(in[0]), close(out[0]), close(out[1]); /* ours: the library used duplicates */
+  close_pipes(&p);
   finish(&h);
   host_destroy(&h);
 }
@@ -718,39 +745,32 @@ static void test_stdio_pump(void) {
   h.answer_inline = 1;
   new_server(&h, NULL);
   EXPECT_RC(POLYMCP_E_INVALID, polymcp_server_stdio_pump(h.server)); /* no stdio with pump */
-  int in[2], out[2];
-  CHECK(pipe(in) == 0 && pipe(out) == 0, "pipe");
-  char opts[80];
-  int n = snprintf(opts, sizeof opts, "{\"in_fd\":%d,\"out_fd\":%d,\"pump\":true}", in[0], out[1]);
-  OK(polymcp_server_serve_stdio(h.server, opts, (size_t)n));
+  struct pipes p;
+  serve_pipes(&h, &p, 1);
   OK(polymcp_server_stdio_pump(h.server)); /* nothing to read yet */
-  static const char call[] =
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}\n";
-  CHECK(write(in[1], INIT, sizeof INIT - 1) > 0 && write(in[1], "\n", 1) == 1, "write");
-  CHECK(write(in[1], call, sizeof call - 1) > 0, "write");
+  send_echo_call(&p);
   char buf[4096];
   size_t got = 0;
-  struct pollfd pin = {.fd = in[0], .events = POLLIN};
-  while (!memmem(buf, got, "\"id\":1,", 7)) {
+  struct pollfd pin = {.fd = p.in[0], .events = POLLIN};
+  while (!has_echo_answer(buf, got)) {
     CHECK(poll(&pin, 1, FAIL_AFTER_MS) == 1, "input never readable");
     OK(polymcp_server_stdio_pump(h.server));
-    struct pollfd pout = {.fd = out[0], .events = POLLIN};
+    struct pollfd pout = {.fd = p.out[0], .events = POLLIN};
     while (poll(&pout, 1, 0) == 1) { /* what the pump wrote: no waiting */
-      ssize_t r = read(out[0], buf + got, sizeof buf - got - 1);
+      ssize_t r = read(p.out[0], buf + got, sizeof buf - got - 1);
       CHECK(r > 0, "read %zd", r);
       got += (size_t)r;
     }
   }
   buf[got] = 0;
-  CHECK(strstr(buf, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n"),
-        "output %s", buf);
+  check_echo_answer(buf);
   CHECK(pthread_equal(h.call_thread, pthread_self()), "on_call came on another thread");
   EXPECT_RC(POLYMCP_E_INVALID, h.pump_rc); /* from inside on_call */
-  close(in[1]); /* end of input ends the transport */
+  close(p.in[1]); /* end of input ends the transport */
   CHECK(poll(&pin, 1, FAIL_AFTER_MS) == 1, "end of input never readable");
   EXPECT_RC(POLYMCP_E_CLOSED, polymcp_server_stdio_pump(h.server));
   OK(polymcp_server_wait(h.server, FAIL_AFTER_MS));
-  close(in[0]), close(out[0]), close(out[1]);
+  close_pipes(&p);
   finish(&h);
   host_destroy(&h);
 }

@@ -64,9 +64,9 @@ func (h cHTTP) Flush() { C.pmcp_http_flush(h.cb) }
 func (h cHTTP) End(code host.Code) { C.pmcp_http_end(h.cb, C.int(code)) }
 
 // startupPagesAfter is how long after the process first serves the
-// library hands back the pages of its code and read-only data again (the
-// first time is at the first server's creation): long enough for
-// registration and the first calls to be over.
+// library hands back the pages of its code and read-only data a second
+// time (the first is as it starts serving, after registration): long
+// enough for the first calls to be over.
 const startupPagesAfter = time.Second
 
 var startupPages sync.Once

@@ -101,10 +101,10 @@ static int release_readonly(struct dl_phdr_info *info, size_t size, void *data) 
  * runtime's initialization alone touches 8.7 MiB of them (it walks its
  * function table to check it, the packages' init functions run), and
  * registration and the first calls more (sonic compiles a codec for each
- * type on first use). So this runs twice: at the first polymcp_server_new,
- * once initialization is over, which lowers the peak (Node serving an echo
- * tool over stdio: 68.5-70 -> 66.6-68.1 MiB), and a second after the
- * process first serves, which lowers what it keeps (the library's share
+ * type on first use). So this runs twice: as the process first serves,
+ * once registration is over, which lowers the peak (Node serving an echo
+ * tool over stdio: 68.5-70 -> 66.3-66.8 MiB), and a second later, once the
+ * first calls are over, which lowers what it keeps (the library's share
  * while serving: 10.4 -> 6.4 MiB). The segments are never written (the
  * library has no text relocations; what relocation writes is in its
  * writable segment), so this only unmaps pages.

@@ -124,8 +124,8 @@ type envelope struct {
 	dup   string
 	dupID bool // the duplicate is "id", so no id can be trusted
 	names dupSet
-	// params locates Limits.ParamNames in the params object, when the
-	// first "params" is one.
+	// params locates ParamNames in the params object, when the first
+	// "params" is one.
 	params paramLocator
 }
 

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"strings"
@@ -46,6 +47,36 @@ func BenchmarkCallEcho(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// inlineSink is a synchronous Inliner sink, as stdio's reader is: the
+// handler runs inside Deliver and the answer is sent before it returns.
+type inlineSink struct{ n int }
+
+func (s *inlineSink) Send(msg []byte) error { s.n = len(msg); return nil }
+func (*inlineSink) CopiesMessages()         {}
+func (*inlineSink) Inline(bool)             {}
+
+// BenchmarkCallEchoInline is BenchmarkCallEcho delivered the way stdio's
+// reader delivers: the handler runs inline, on the benchmark's goroutine,
+// so the figure is the core's own work per call, without goroutine
+// switches.
+func BenchmarkCallEchoInline(b *testing.B) {
+	f := newFixture(b, executor.Options{})
+	sink := &inlineSink{}
+	s, _ := f.session(transport.Info{Name: "bench"})
+	s.Deliver(context.Background(), []byte(initMsg), sink)
+	const tail = `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"0123456789abcdef"}}}`
+	var frame []byte
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		frame = append(append(frame[:0], `{"jsonrpc":"2.0","id":`...), strconv.Itoa(i+1)...)
+		frame = append(frame, tail...)
+		s.Deliver(context.Background(), bytes.Clone(frame), sink)
+		if sink.n < 16 {
+			b.Fatalf("answer of %d bytes", sink.n)
 		}
 	}
 }

@@ -58,7 +58,9 @@ type call struct {
 
 	mu   sync.Mutex
 	done bool
-	stop context.CancelCauseFunc
+	// job is the job's context once submitted (run): executor.Cancel
+	// ends it.
+	job context.Context
 	// unwatch deregisters the watch on the job's parent (run); returned
 	// says the handler came back on its own, after which the watch has
 	// nothing left to answer.
@@ -159,7 +161,7 @@ func (c *call) sendResult(res spec.Result) error {
 // and cancels the handler's context with cause.
 func (c *call) abandon(cause error) {
 	c.mu.Lock()
-	stop := c.stop
+	job := c.job
 	c.mu.Unlock()
 	if c.settle() {
 		c.mu.Lock()
@@ -170,8 +172,8 @@ func (c *call) abandon(cause error) {
 			c.endReply()
 		}
 	}
-	if stop != nil {
-		stop(cause)
+	if job != nil {
+		executor.Cancel(job, cause)
 	}
 	c.ended(cause)
 }
@@ -215,7 +217,6 @@ func (c *call) run(ctx context.Context, m method) {
 	ex := c.s.rt.cfg.Executor
 	var (
 		jobCtx context.Context
-		stop   context.CancelCauseFunc
 		turn   executor.Turn
 		err    error
 	)
@@ -224,9 +225,9 @@ func (c *call) run(ctx context.Context, m method) {
 		inl = nil
 	}
 	if inl != nil {
-		jobCtx, stop, turn, err = ex.SubmitInline(ctx, c)
+		jobCtx, turn, err = ex.SubmitInline(ctx, c)
 	} else {
-		jobCtx, stop, err = ex.SubmitJob(ctx, c)
+		jobCtx, err = ex.SubmitJob(ctx, c)
 	}
 	switch {
 	case errors.Is(err, executor.ErrOverloaded):
@@ -237,13 +238,13 @@ func (c *call) run(ctx context.Context, m method) {
 		return
 	}
 	c.mu.Lock()
-	c.stop = stop
+	c.job = jobCtx
 	// Done already, the call was abandoned, unless it is done because it
 	// became a task (StartTask, on the job's goroutine, may be quicker).
 	abandoned := c.done && c.task.Load() == nil
 	c.mu.Unlock()
 	if abandoned {
-		stop(errCancelledByClient)
+		executor.Cancel(jobCtx, errCancelledByClient)
 	} else {
 		c.watch(ctx, jobCtx)
 	}

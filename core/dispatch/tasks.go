@@ -430,10 +430,10 @@ func (c *call) StartTask() error {
 		c.task.Store(nil)
 		rt.tasks.remove(t)
 		c.mu.Lock()
-		stop := c.stop
+		job := c.job
 		c.mu.Unlock()
-		if stop != nil {
-			stop(errCancelledByClient)
+		if job != nil {
+			executor.Cancel(job, errCancelledByClient)
 		}
 		return errFinished
 	}

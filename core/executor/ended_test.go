@@ -84,8 +84,9 @@ func TestJobEnded(t *testing.T) {
 			parent, parentCancel := context.WithCancel(context.Background())
 			defer parentCancel()
 			job := newEndedJob(tc.run)
-			ctx, cancel, err := e.SubmitJob(parent, job)
+			ctx, err := e.SubmitJob(parent, job)
 			require.NoError(t, err)
+			cancel := func(cause error) { Cancel(ctx, cause) }
 			if tc.act != nil {
 				tc.act(e, cancel, parentCancel)
 			}
@@ -117,10 +118,10 @@ func TestJobEndedNotForRefused(t *testing.T) {
 	submit(t, e, blocker(started, release))
 	<-started
 	job := newEndedJob(func(context.Context) { t.Error("a refused job ran") })
-	_, _, err := e.SubmitJob(context.Background(), job)
+	_, err := e.SubmitJob(context.Background(), job)
 	require.ErrorIs(t, err, ErrOverloaded)
 	e.Close()
-	_, _, err = e.SubmitJob(context.Background(), job)
+	_, err = e.SubmitJob(context.Background(), job)
 	require.ErrorIs(t, err, ErrClosed)
 	time.Sleep(20 * time.Millisecond)
 	assert.Empty(t, job.causes())

@@ -186,9 +186,8 @@ const (
 type job struct {
 	e        *Executor
 	job      Job
-	ctx      context.Context // what fn receives and Submit returns
-	jc       jobContext      // ctx
-	stop     func(cause error)
+	ctx      context.Context // what fn receives and Submit returns: &jc
+	jc       jobContext
 	deadline time.Time // the executor's deadline; zero without Timeout
 	// unwatch deregisters the context.AfterFunc that drops a queued job
 	// whose context ends; set only while queued.
@@ -206,48 +205,16 @@ type job struct {
 // end cancels the job's context with cause (a no-op if already cancelled).
 // A cause of the executor's own making is told to the job (Job.Ended).
 func (j *job) end(cause error) {
-	j.stop(cause)
+	j.jc.cancel(cause)
 	_, panicked := cause.(*PanicError)
 	if (cause == ErrTimeout || cause == ErrClosed || panicked) && j.told.CompareAndSwap(false, true) {
 		go j.job.Ended(j.ctx)
 	}
 }
 
-// jobContext is a job's cancelable context that also reports the
-// executor's deadline, which the executor's sweep enforces, and leads back
-// to its job (Hold).
-type jobContext struct {
-	context.Context // from context.WithCancelCause
-	// deadline is the executor's deadline in Unix nanoseconds, 0 without
-	// one; atomic because Extend may move it while the job runs.
-	deadline atomic.Int64
-	j        *job
-}
-
-func (c *jobContext) Deadline() (time.Time, bool) {
-	var own time.Time
-	if n := c.deadline.Load(); n != 0 {
-		own = time.Unix(0, n)
-	}
-	if d, ok := c.Context.Deadline(); ok && (own.IsZero() || d.Before(own)) {
-		return d, true
-	}
-	return own, !own.IsZero()
-}
-
-// Err reports a timed-out job as context.DeadlineExceeded, like a context
-// with a deadline would.
-func (c *jobContext) Err() error {
-	err := c.Context.Err()
-	if err != nil && context.Cause(c.Context) == ErrTimeout {
-		return context.DeadlineExceeded
-	}
-	return err
-}
-
-// cancel is the CancelCauseFunc handed to the submitter of a queued job. A
-// still-queued job is removed from the queue synchronously, so its place is
-// free as soon as cancel returns.
+// cancel is the job's cancel function (Submit, Cancel). A still-queued job
+// is removed from the queue synchronously, so its place is free as soon as
+// cancel returns.
 func (j *job) cancel(cause error) {
 	if j.state.Load() == stateQueued && j.e.dropQueued(j, cause) {
 		return
@@ -271,13 +238,21 @@ func (e *Executor) Submit(parent context.Context, fn func(ctx context.Context)) 
 	if fn == nil {
 		return nil, nil, errNilArgument
 	}
-	return e.SubmitJob(parent, Func(fn))
+	j, err := e.submit(parent, Func(fn), false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return j.ctx, j.cancel, nil
 }
 
-// SubmitJob is Submit for a Job.
-func (e *Executor) SubmitJob(parent context.Context, job Job) (ctx context.Context, cancel context.CancelCauseFunc, err error) {
-	ctx, cancel, _, err = e.submit(parent, job, false)
-	return ctx, cancel, err
+// SubmitJob is Submit for a Job. It returns no cancel function: Cancel(ctx,
+// cause) is that function (a function value per job was an allocation).
+func (e *Executor) SubmitJob(parent context.Context, job Job) (ctx context.Context, err error) {
+	j, err := e.submit(parent, job, false)
+	if err != nil {
+		return nil, err
+	}
+	return j.ctx, nil
 }
 
 // SubmitInline is SubmitJob for a caller that waits for the job anyway,
@@ -289,10 +264,26 @@ func (e *Executor) SubmitJob(parent context.Context, job Job) (ctx context.Conte
 // Run waits for its turn in the queue (FIFO, as ever) and then runs it, or
 // returns without running it if the job's context ends first (a queued job
 // that ends never runs). The job gets the same context, deadline, panic
-// capture and terminal causes as one the executor starts itself, and cancel
+// capture and terminal causes as one the executor starts itself, and Cancel
 // works before Run as after.
-func (e *Executor) SubmitInline(parent context.Context, job Job) (ctx context.Context, cancel context.CancelCauseFunc, run Turn, err error) {
-	return e.submit(parent, job, true)
+func (e *Executor) SubmitInline(parent context.Context, job Job) (ctx context.Context, run Turn, err error) {
+	j, err := e.submit(parent, job, true)
+	if err != nil {
+		return nil, Turn{}, err
+	}
+	return j.ctx, Turn{j}, nil
+}
+
+// Cancel ends the job whose context is ctx, as Submit's cancel function
+// does: its context ends with cause (context.Canceled if nil), and a job
+// still queued never runs. It reports whether ctx is a job's context.
+// Cancelling a job that has ended is harmless.
+func Cancel(ctx context.Context, cause error) bool {
+	jc, ok := ctx.(*jobContext)
+	if ok {
+		jc.j.cancel(cause)
+	}
+	return ok
 }
 
 // Turn is a job admitted by SubmitInline, for its submitter to run. It is
@@ -329,22 +320,20 @@ func (t Turn) Run() {
 	}
 }
 
-func (e *Executor) submit(parent context.Context, work Job, inline bool) (ctx context.Context, cancel context.CancelCauseFunc, run Turn, err error) {
+func (e *Executor) submit(parent context.Context, work Job, inline bool) (*job, error) {
 	if parent == nil || work == nil {
-		return nil, nil, Turn{}, errNilArgument
+		return nil, errNilArgument
 	}
-	// Contexts are built before taking the lock: the deadline counts from
-	// here, and building them may lock parent, which must not happen while
-	// the executor's lock is held by every submitter.
+	// The deadline counts from here.
 	j := &job{e: e, job: work}
-	j.jc.Context, j.stop = context.WithCancelCause(parent)
+	j.jc.parent, j.jc.j = parent, j
 	if e.timeout > 0 {
 		j.deadline = e.now().Add(e.timeout)
 		j.jc.deadline.Store(j.deadline.UnixNano())
 	}
-	j.jc.j = j
 	j.ctx = &j.jc // one allocation with the job
 
+	var err error
 	e.mu.Lock()
 	if !e.closed && !j.deadline.IsZero() && !e.swept {
 		e.armSweepLocked(time.Until(j.deadline))
@@ -357,32 +346,30 @@ func (e *Executor) submit(parent context.Context, work Job, inline bool) (ctx co
 		j.state.Store(stateRunning)
 		e.active.pushBack(j)
 		e.mu.Unlock()
-		// A running job needs no queue bookkeeping on cancel: hand out the
-		// context's own cancel function and save the j.cancel closure.
-		if inline {
-			return j.ctx, j.stop, Turn{j}, nil
+		if !inline {
+			e.start(j)
 		}
-		e.start(j)
-		return j.ctx, j.stop, Turn{}, nil
+		return j, nil
 	case e.queue.n < e.maxQueue:
 		j.state.Store(stateQueued)
 		e.queue.pushBack(j)
 		// Drop the job as soon as its context ends for any reason (parent,
 		// timeout). Registered under the lock so that a worker dequeuing j
 		// always sees unwatch set. AfterFunc never calls back synchronously.
+		// It makes the job's cancelable context, which registers with the
+		// parent's: a lock of the parent's under e.mu, on this path only.
 		j.unwatch = context.AfterFunc(j.ctx, func() { e.dropQueued(j, nil) })
 		if inline {
 			j.turn = make(chan struct{})
-			run = Turn{j}
 		}
 		e.mu.Unlock()
-		return j.ctx, j.cancel, run, nil
+		return j, nil
 	default:
 		err = ErrOverloaded
 	}
 	e.mu.Unlock()
-	j.stop(err) // release the contexts we built; the job is not told
-	return nil, nil, Turn{}, err
+	j.jc.cancel(err) // the job is not told
+	return nil, err
 }
 
 // start runs j, already in the active list, on a parked worker or a new

@@ -32,7 +32,7 @@ func TestHoldKeepsTheSlot(t *testing.T) {
 			got := make(chan Hold, 1)
 			var ctx context.Context
 			if inline {
-				c, _, run, err := e.SubmitInline(context.Background(), Func(holdIn(got)))
+				c, run, err := e.SubmitInline(context.Background(), Func(holdIn(got)))
 				require.NoError(t, err)
 				run.Run() // returns at once: the job is held, not running here
 				ctx = c
@@ -115,7 +115,7 @@ func TestHeldJobEnds(t *testing.T) {
 			e := newExecutor(t, tt.opts)
 			got := make(chan Hold, 1)
 			j := newEndedJob(holdIn(got))
-			ctx, _, err := e.SubmitJob(context.Background(), j)
+			ctx, err := e.SubmitJob(context.Background(), j)
 			require.NoError(t, err)
 			h := <-got
 			tt.end(e)

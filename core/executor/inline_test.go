@@ -34,7 +34,7 @@ func TestSubmitInlineRunsOnTheCaller(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newExecutor(t, Options{MaxConcurrency: 1})
 			ran := false
-			ctx, _, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
+			ctx, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
 				ran = true // no synchronisation needed: same goroutine
 				tt.fn(ctx)
 			}))
@@ -56,7 +56,7 @@ func TestSubmitInlineRunsOnTheCaller(t *testing.T) {
 func TestSubmitInlineQueues(t *testing.T) {
 	e := newExecutor(t, Options{MaxConcurrency: 1})
 	release := make(chan struct{})
-	_, _, run, err := e.SubmitInline(context.Background(), Func(func(context.Context) { <-release }))
+	_, run, err := e.SubmitInline(context.Background(), Func(func(context.Context) { <-release }))
 	require.NoError(t, err)
 
 	var order []string
@@ -64,7 +64,7 @@ func TestSubmitInlineQueues(t *testing.T) {
 	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
 	before := make(chan struct{})
 	submit(t, e, func(context.Context) { note("before"); close(before) })
-	_, _, run2, err := e.SubmitInline(context.Background(), Func(func(context.Context) { note("inline") }))
+	_, run2, err := e.SubmitInline(context.Background(), Func(func(context.Context) { note("inline") }))
 	require.NoError(t, err)
 	require.NotNil(t, run2)
 	after := make(chan struct{})
@@ -88,11 +88,11 @@ func TestSubmitInlineQueues(t *testing.T) {
 func TestSubmitInlineQueuedCancel(t *testing.T) {
 	e := newExecutor(t, Options{MaxConcurrency: 1})
 	release := make(chan struct{})
-	_, _, run, err := e.SubmitInline(context.Background(), Func(func(context.Context) { <-release }))
+	_, run, err := e.SubmitInline(context.Background(), Func(func(context.Context) { <-release }))
 	require.NoError(t, err)
-	ctx, cancel, run2, err := e.SubmitInline(context.Background(), Func(func(context.Context) { t.Error("a cancelled queued job ran") }))
+	ctx, run2, err := e.SubmitInline(context.Background(), Func(func(context.Context) { t.Error("a cancelled queued job ran") }))
 	require.NoError(t, err)
-	cancel(errors.New("gone"))
+	require.True(t, Cancel(ctx, errors.New("gone")))
 	run2.Run()
 	require.Error(t, ctx.Err())
 	assert.Equal(t, Stats{Running: 1}, e.Stats(), "the cancelled job left the queue")
@@ -118,13 +118,13 @@ func TestSubmitInlineDeadlineAndCancel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newExecutor(t, tt.opts)
 			var seen error
-			ctx, cancel, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
+			ctx, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
 				<-ctx.Done()
 				seen = context.Cause(ctx)
 			}))
 			require.NoError(t, err)
 			if tt.cancel {
-				cancel(errMine) // before run, as a caller losing interest may
+				Cancel(ctx, errMine) // before run, as a caller losing interest may
 			}
 			run.Run()
 			assert.ErrorIs(t, seen, tt.want)
@@ -138,7 +138,7 @@ func TestSubmitInlineClose(t *testing.T) {
 	e := newExecutor(t, Options{})
 	entered := make(chan struct{})
 	var seen error
-	_, _, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
+	_, run, err := e.SubmitInline(context.Background(), Func(func(ctx context.Context) {
 		close(entered)
 		<-ctx.Done()
 		seen = context.Cause(ctx)
@@ -164,16 +164,16 @@ func TestTurnHand(t *testing.T) {
 	var mu sync.Mutex
 	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
 	handed := make(chan struct{})
-	_, _, turn, err := e.SubmitInline(context.Background(), Func(func(context.Context) { note("handed"); close(handed) }))
+	_, turn, err := e.SubmitInline(context.Background(), Func(func(context.Context) { note("handed"); close(handed) }))
 	require.NoError(t, err)
 	require.True(t, turn.Queued())
 	after := make(chan struct{})
 	submit(t, e, func(context.Context) { note("after"); close(after) })
 	turn.Hand() // returns without waiting for the slot
-	cancelled, cancel, dropped, err := e.SubmitInline(context.Background(), Func(func(context.Context) { t.Error("a job dropped from the queue ran") }))
+	cancelled, dropped, err := e.SubmitInline(context.Background(), Func(func(context.Context) { t.Error("a job dropped from the queue ran") }))
 	require.NoError(t, err)
 	dropped.Hand()
-	cancel(errors.New("gone"))
+	Cancel(cancelled, errors.New("gone"))
 	require.Error(t, cancelled.Err())
 	close(release)
 	waitDone(t, handed, "the handed job")
@@ -188,7 +188,7 @@ func TestTurnHand(t *testing.T) {
 		submit(t, e, func(context.Context) {})
 		var runs sync.WaitGroup
 		runs.Add(1)
-		_, _, turn, err := e.SubmitInline(context.Background(), Func(func(context.Context) { runs.Done() }))
+		_, turn, err := e.SubmitInline(context.Background(), Func(func(context.Context) { runs.Done() }))
 		require.NoError(t, err)
 		turn.Hand()
 		go func() { runs.Wait(); close(done) }()

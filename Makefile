@@ -34,10 +34,11 @@ demo: build ## the main job: serve the everything example and call it with the c
 
 test: test-go test-race test-fuzz test-capi test-python test-node conformance ## run every test (Go, race, fuzz, C ABI, Python, Node, conformance)
 
-test-go: build ## gofmt, go vet and go test for the whole module
+test-go: build ## gofmt, go vet (here, and for the other systems the Go packages build on) and go test for the whole module
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^bench/'))"; \
 		if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	for os in darwin freebsd windows; do GOOS=$$os GOARCH=amd64 $(GO) vet ./... || exit 1; done
 	$(GO) test -count=1 ./...
 
 test-race: ## the core and transports under the race detector

@@ -3,8 +3,6 @@ package host
 import (
 	"context"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/polymcp/polymcp/transport/stdio"
 )
 
@@ -60,10 +58,8 @@ func ServeStdio(h uint64, options []byte) error {
 	if err != nil {
 		return err
 	}
-	for _, fd := range []int{in, out} {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
-			return errorf(EIO, "stdio: descriptor %d: %v", fd, err)
-		}
+	if err := checkFDs(in, out); err != nil {
+		return err
 	}
 	s, err := openServer(h)
 	if err != nil {
@@ -76,6 +72,6 @@ func ServeStdio(h uint64, options []byte) error {
 	}
 	s.pump.Store(opts.Pump)
 	return s.startTransport("stdio", func(ctx context.Context) error {
-		return stdio.ServeFD(ctx, s.srv, in, out, opts)
+		return serveFD(ctx, s.srv, in, out, opts)
 	})
 }

@@ -15,7 +15,10 @@
 // with the same context, deadline and panic capture.
 //
 // Every job gets its own context, a child of the context passed to Submit
-// (never of anything executor-global). Its deadline is the earlier of the
+// (never of anything executor-global). The cancelable context behind it is
+// made when something first needs it (Done, Cause, a context derived from
+// it, the parent's end), so a job that nobody watches costs no more than
+// its own allocation; what an observer sees is the same either way. Its deadline is the earlier of the
 // parent's deadline and the submission time plus Timeout: time spent waiting
 // in the queue counts. A job whose context ends while it is still queued is
 // removed from the queue at once and its function is never called.
@@ -36,7 +39,8 @@
 //   - [ErrTimeout]: the executor's Timeout elapsed (queued or running);
 //   - *[PanicError]: the function panicked; the executor recovered;
 //   - [ErrClosed]: [Executor.Close] was called before the job finished;
-//   - the cause given to the job's cancel function;
+//   - the cause given to the job's cancel function ([Cancel] for a job of
+//     SubmitJob or SubmitInline);
 //   - the parent context's cause (for example the parent's deadline).
 //
 // A job whose context ended before it left the queue never runs, whatever

@@ -66,6 +66,11 @@ func TestJobEnded(t *testing.T) {
 		{name: "panic", run: func(context.Context) { panic(errMine) }, want: errMine},
 		{name: "its cancel function", run: func(ctx context.Context) { <-ctx.Done() },
 			act: func(_ *Executor, cancel context.CancelCauseFunc, _ context.CancelFunc) { cancel(errMine) }},
+		{name: "its cancel function, with the executor's own cause", run: func(ctx context.Context) { <-ctx.Done() },
+			act: func(_ *Executor, cancel context.CancelCauseFunc, _ context.CancelFunc) { cancel(ErrTimeout) }},
+		{name: "its cancel function while queued, with the executor's own cause", queued: true,
+			run: func(context.Context) { t.Error("a cancelled queued job ran") },
+			act: func(_ *Executor, cancel context.CancelCauseFunc, _ context.CancelFunc) { cancel(ErrClosed) }},
 		{name: "its parent", run: func(ctx context.Context) { <-ctx.Done() },
 			act: func(_ *Executor, _ context.CancelCauseFunc, parentCancel context.CancelFunc) { parentCancel() }},
 	}

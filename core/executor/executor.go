@@ -212,14 +212,28 @@ func (j *job) end(cause error) {
 	}
 }
 
-// cancel is the job's cancel function (Submit, Cancel). A still-queued job
-// is removed from the queue synchronously, so its place is free as soon as
-// cancel returns.
-func (j *job) cancel(cause error) {
-	if j.state.Load() == stateQueued && j.e.dropQueued(j, cause) {
+// cancel is the job's cancel function (Submit, Cancel). The end is the
+// submitter's, so the job is not told of it (Job.Ended), whatever the
+// cause.
+func (j *job) cancel(cause error) { j.stop(cause, false) }
+
+// stop ends the job with cause, told to it as end does if tell is set. A
+// still-queued job is removed from the queue synchronously, so its place
+// is free as soon as stop returns.
+func (j *job) stop(cause error, tell bool) {
+	if j.state.Load() == stateQueued && j.e.dropQueued(j, cause, tell) {
 		return
 	}
-	j.end(cause)
+	j.endAs(cause, tell)
+}
+
+// endAs is end, or for tell false a plain cancellation.
+func (j *job) endAs(cause error, tell bool) {
+	if tell {
+		j.end(cause)
+	} else {
+		j.jc.cancel(cause)
+	}
 }
 
 // Submit schedules fn and returns the context fn will receive and a function
@@ -358,7 +372,7 @@ func (e *Executor) submit(parent context.Context, work Job, inline bool) (*job, 
 		// always sees unwatch set. AfterFunc never calls back synchronously.
 		// It makes the job's cancelable context, which registers with the
 		// parent's: a lock of the parent's under e.mu, on this path only.
-		j.unwatch = context.AfterFunc(j.ctx, func() { e.dropQueued(j, nil) })
+		j.unwatch = context.AfterFunc(j.ctx, func() { e.dropQueued(j, nil, false) })
 		if inline {
 			j.turn = make(chan struct{})
 		}
@@ -391,7 +405,7 @@ func (e *Executor) awaitTurn(j *job) {
 		// Dropped from the queue, by us or by whoever ended it, it never
 		// runs; promoted at the same moment, it runs like a started job
 		// whose context has ended.
-		if e.dropQueued(j, nil) || j.state.Load() != stateRunning {
+		if e.dropQueued(j, nil, false) || j.state.Load() != stateRunning {
 			return
 		}
 		<-j.turn
@@ -447,17 +461,17 @@ func (e *Executor) expire() {
 	e.mu.Unlock()
 	// Outside the lock, as everywhere: cancelling may call into the parent.
 	for _, j := range expired {
-		j.cancel(ErrTimeout)
+		j.stop(ErrTimeout, true)
 	}
 }
 
 // dropQueued removes j from the queue if it is still there, ends its
-// context with cause (a no-op when the context has already ended) and
-// reports whether it did so.
+// context with cause (a no-op when the context has already ended), told to
+// the job as end does if tell is set, and reports whether it did so.
 //
 // Contexts are never cancelled while e.mu is held: cancelling may call into
 // a user-defined parent context (its AfterFunc stop function).
-func (e *Executor) dropQueued(j *job, cause error) bool {
+func (e *Executor) dropQueued(j *job, cause error, tell bool) bool {
 	e.mu.Lock()
 	if j.state.Load() != stateQueued {
 		e.mu.Unlock()
@@ -468,7 +482,7 @@ func (e *Executor) dropQueued(j *job, cause error) bool {
 	j.unwatch() // false if the watch is what called us; harmless
 	e.notifyIfIdleLocked()
 	e.mu.Unlock()
-	j.end(cause)
+	j.endAs(cause, tell)
 	return true
 }
 

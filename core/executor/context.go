@@ -15,7 +15,7 @@ import (
 // the parent, is made only when something first needs it: Done, Cause (by
 // way of Value), a context derived from this one, or the parent having
 // ended. Most small jobs finish without anyone asking, and making it and
-// cancelling it cost two allocations and a tenth of a small call's CPU.
+// cancelling it cost two allocations and ~6% of a small call's CPU.
 // An end that comes first is kept as the job's cause, and a context made
 // after it is made already cancelled with that cause, so every observer
 // sees what an eagerly made context would have shown it.

@@ -17,6 +17,25 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* Whether target lies in one of the loaded segments of info's object. */
+static int contains(const struct dl_phdr_info *info, uintptr_t target) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && target >= start && target - start < ph->p_memsz) return 1;
+  }
+  return 0;
+}
+
+/* Hands back the whole pages of [start, end): the first and last may share
+ * other data, which stays. */
+static void release_pages(uintptr_t start, uintptr_t end) {
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  start = (start + page - 1) & ~(page - 1);
+  end &= ~(page - 1);
+  if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
 /* The relocation table of the object containing target, as an address
  * range; dl_iterate_phdr's callback. */
 struct relocs {
@@ -26,15 +45,12 @@ struct relocs {
 static int find_relocs(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   struct relocs *r = data;
+  if (!contains(info, r->target)) return 0;
   const ElfW(Dyn) *dyn = NULL;
-  int ours = 0;
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-    if (ph->p_type == PT_LOAD && r->target >= start && r->target - start < ph->p_memsz) ours = 1;
-    if (ph->p_type == PT_DYNAMIC) dyn = (const ElfW(Dyn) *)start;
+    if (ph->p_type == PT_DYNAMIC) dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
   }
-  if (!ours) return 0;
   if (dyn == NULL) return 1;
   uintptr_t rela = 0, size_bytes = 0;
   for (; dyn->d_tag != DT_NULL; dyn++) {
@@ -62,10 +78,7 @@ static int find_relocs(struct dl_phdr_info *info, size_t size, void *data) {
 __attribute__((constructor)) static void pmcp_release_relocs(void) {
   struct relocs r = {.target = (uintptr_t)&pmcp_release_relocs};
   if (dl_iterate_phdr(find_relocs, &r) == 0 || r.end <= r.start) return;
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  /* Whole pages only: the first and last may share other sections. */
-  uintptr_t start = (r.start + page - 1) & ~(page - 1), end = r.end & ~(page - 1);
-  if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+  release_pages(r.start, r.end);
 }
 
 /* The read-only segments (text, read-only data) of the object containing
@@ -73,23 +86,13 @@ __attribute__((constructor)) static void pmcp_release_relocs(void) {
  * whole page of them. */
 static int release_readonly(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
-  uintptr_t target = (uintptr_t)data;
-  int ours = 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-    if (ph->p_type == PT_LOAD && target >= start && target - start < ph->p_memsz) ours = 1;
-  }
-  if (!ours) return 0;
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  if (!contains(info, (uintptr_t)data)) return 0;
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     /* Never a writable segment: its written pages are the only copy. */
     if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W)) continue;
-    uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_filesz;
-    start = (start + page - 1) & ~(page - 1);
-    end &= ~(page - 1);
-    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    release_pages(start, start + ph->p_filesz);
   }
   return 1;
 }

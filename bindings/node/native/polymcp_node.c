@@ -1128,20 +1128,21 @@ static bool start_pump(napi_env env, server_ctx *ctx, int fd) {
   if (napi_create_object(env, &resource) != napi_ok ||
       napi_create_string_utf8(env, "polymcp:stdio", NAPI_AUTO_LENGTH, &name) != napi_ok ||
       napi_create_reference(env, resource, 1, &ctx->pump_resource) != napi_ok) {
-    uv_close((uv_handle_t *)poll, poll_free);
-    atomic_store(&pump_claimed, false);
-    return false;
+    goto close_poll;
   }
   if (napi_async_init(env, resource, name, &ctx->pump_async) != napi_ok) {
     napi_delete_reference(env, ctx->pump_resource);
-    uv_close((uv_handle_t *)poll, poll_free);
-    atomic_store(&pump_claimed, false);
-    return false;
+    goto close_poll;
   }
   ctx_retain(ctx); /* the poll's, given back by poll_closed */
   ctx->poll = poll;
   uv_poll_start(poll, PMCP_UV_READABLE, on_readable);
   return true;
+
+close_poll:
+  uv_close((uv_handle_t *)poll, poll_free);
+  atomic_store(&pump_claimed, false);
+  return false;
 }
 
 /* serveStdio(server, optionsJson, pumpOptionsJson, inFd): with inFd >= 0

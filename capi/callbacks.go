@@ -71,8 +71,8 @@ const startupPagesAfter = time.Second
 
 var startupPages sync.Once
 
-// releaseStartupPages schedules pmcp_release_readonly (relocs.c) once per
-// process, startupPagesAfter from now.
+// releaseStartupPages runs pmcp_release_readonly (relocs.c) now and again
+// startupPagesAfter from now, once per process.
 func releaseStartupPages() {
 	startupPages.Do(func() {
 		C.pmcp_release_readonly()

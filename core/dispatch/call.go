@@ -58,8 +58,9 @@ type call struct {
 
 	mu   sync.Mutex
 	done bool
-	// job is the job's context once submitted (run): executor.Cancel
-	// ends it.
+	// job is the job's context once submitted, for executor.Cancel from
+	// any goroutine. It is jobCtx, set again here by run under mu: Run,
+	// which sets jobCtx, may start on a worker before run gets the context.
 	job context.Context
 	// unwatch deregisters the watch on the job's parent (run); returned
 	// says the handler came back on its own, after which the watch has

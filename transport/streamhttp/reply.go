@@ -182,9 +182,8 @@ func (r *reply) inlined(running bool) {
 		r.spawnLocked(false)
 	case running && r.w != nil && r.wheel != nil && !r.spawned && !r.dueSet && (r.dueAfter > 0 || r.cut != nil):
 		r.dueSlot, r.dueSet = r.wheel.add(r, r.firstDue()), true
-	case !running && r.dueSet:
-		r.wheel.remove(r.dueSlot, r)
-		r.dueSet = false
+	case !running:
+		r.leaveWheelLocked()
 	}
 	r.mu.Unlock()
 }
@@ -197,6 +196,14 @@ func (r *reply) firstDue() time.Duration {
 		return watchAfter
 	}
 	return r.dueAfter
+}
+
+// leaveWheelLocked takes the handler off the wheel, if it is on it.
+func (r *reply) leaveWheelLocked() {
+	if r.dueSet {
+		r.wheel.remove(r.dueSlot, r)
+		r.dueSet = false
+	}
 }
 
 // dueFired runs when an inline handler is due on the wheel (in slot): at
@@ -243,10 +250,7 @@ func (r *reply) settleInline() (spawned bool) {
 	defer r.mu.Unlock()
 	r.inline = false
 	r.w = nil
-	if r.dueSet {
-		r.wheel.remove(r.dueSlot, r)
-		r.dueSet = false
-	}
+	r.leaveWheelLocked()
 	return r.spawned
 }
 

@@ -39,10 +39,14 @@ setNativeForTesting({
     if (!json.startsWith('{"content"')) {
       throw new Error(`unexpected answer ${json}`);
     }
-    if (++answered === target) {
-      finished();
+    return answer();
+  },
+  // A lone text block takes the binding's text path.
+  callCompleteText(_call, text) {
+    if (text !== "0123456789abcdef") {
+      throw new Error(`unexpected text ${text}`);
     }
-    return 0;
+    return answer();
   },
   callFail(_call, code, message) {
     throw new Error(`failed: ${code} ${message}`);
@@ -58,6 +62,13 @@ server.registerTool("echo", { inputSchema: schema }, values.handler === "sync"
   ? ({ text }) => ({ content: [{ type: "text", text }] })
   : async ({ text }) => ({ content: [{ type: "text", text }] }));
 const payload = JSON.stringify({ name: "echo", arguments: { text: "0123456789abcdef" }, revision: "2025-06-18" });
+
+function answer() {
+  if (++answered === target) {
+    finished();
+  }
+  return 0;
+}
 
 let nextCall = 1n;
 function run(count) {

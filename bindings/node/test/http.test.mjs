@@ -42,6 +42,11 @@ function createServer(options = {}) {
     extra.sendProgress(2, 2);
     return "late";
   });
+  server.registerTool(
+    "repeat",
+    { inputSchema: { type: "object", properties: { s: { type: "string" }, n: { type: "integer" } }, required: ["s", "n"] } },
+    ({ s, n }) => s.repeat(n),
+  );
   // Sends n progress updates of size bytes each as fast as it can.
   server.registerTool(
     "flood",
@@ -134,6 +139,23 @@ for (const [name, start] of Object.entries(endpoints)) {
         const bad = await post(e.url, call2026(2, "echo", '{"text":"hi"}'), headers2026("tools/call", "other"));
         assert.equal(bad.status, 400);
         assert.equal(JSON.parse(bad.text).error.code, -32020);
+      } finally {
+        await e.close();
+      }
+    });
+
+    it("answers text of any size and character width whole", async () => {
+      const e = await start();
+      try {
+        // Around the addon's 2 KiB stack copy (682 three-byte units fill it),
+        // four-byte pairs, and past the 1 Mi units up to which it copies in
+        // one pass.
+        const cases = [["中", 682], ["中", 683], ["😀", 1000], ["é", 5000], ["a", 70000], ["中", (1 << 20) + 1]];
+        for (const [i, [str, n]] of cases.entries()) {
+          const r = await post(e.url, call2026(i, "repeat", JSON.stringify({ s: str, n })), headers2026("tools/call", "repeat"));
+          assert.equal(r.status, 200);
+          assert.equal(JSON.parse(r.text).result.content[0].text, str.repeat(n), `${JSON.stringify(str)} x ${n}`);
+        }
       } finally {
         await e.close();
       }

@@ -14,7 +14,7 @@ FUZZTIME  ?= 30000x
 RACE_PKGS := ./core/... ./transport/... ./mcp/...
 
 .DEFAULT_GOAL := help
-.PHONY: help build test test-go test-race test-fuzz test-python test-node conformance bench demo clean
+.PHONY: help build test test-go test-race test-fuzz test-python test-node test-bench conformance bench demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -32,7 +32,7 @@ FORCE:
 demo: build ## the main job: serve the everything example and call it with the client
 	$(BIN) demo
 
-test: test-go test-race test-fuzz test-capi test-python test-node conformance ## run every test (Go, race, fuzz, C ABI, Python, Node, conformance)
+test: test-go test-race test-fuzz test-capi test-python test-node test-bench conformance ## run every test (Go, race, fuzz, C ABI, Python, Node, the benchmark tools, conformance)
 
 test-go: build ## gofmt, go vet (here, and for the other systems the Go packages build on) and go test for the whole module
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^bench/'))"; \
@@ -51,6 +51,12 @@ test-fuzz: ## run every fuzz target of the main module briefly (FUZZTIME, defaul
 		echo "fuzz $$pkg $$fn"; \
 		$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	done
+
+test-bench: build ## the benchmark module's own tests (the driver's load and HTTP client, the floor) and a short run of bench/lang's Node overhead tool, so the tools behind the numbers do not rot unseen
+	@unformatted="$$(cd bench && gofmt -l $$(git ls-files '*.go'))"; \
+		if [ -n "$$unformatted" ]; then echo "gofmt needed in bench/:"; echo "$$unformatted"; exit 1; fi
+	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...
+	node bench/lang/node_js_overhead.mjs --calls 20000 >/dev/null
 
 conformance: build ## the official conformance runner against polymcp everything --http
 	conformance/run.sh r2025-11-25 --requirements 2025-11-25

@@ -199,12 +199,42 @@ class Exchange {
 // down (streamhttp's 503), for requests arriving after close.
 function unavailable(res: ServerResponse, status: number): void {
   const message = status === 503 ? "server is shutting down" : "internal error";
-  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message } });
   const headers: { [name: string]: string } = { "content-type": "application/json" };
   if (status === 503) {
     headers["retry-after"] = "1";
   }
-  res.writeHead(status, headers).end(body);
+  res.writeHead(status, headers).end(jsonError(message));
+}
+
+function internalError(res: ServerResponse, message: string): void {
+  res.writeHead(500, { "content-type": "application/json" }).end(jsonError(message));
+}
+
+function jsonError(message: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message } });
+}
+
+const BODY_GONE =
+  "polymcp: the request body was read before httpHandler() and req.body holds none; " +
+  "mount the handler before body-parsing middleware, or let that middleware set req.body";
+
+/**
+ * The body a middleware read before the handler, from req.body: bytes and
+ * strings as they are, a parsed value (express.json()) serialized again.
+ * Undefined for a POST whose body is gone; an empty body for other methods.
+ */
+function bodyAlreadyRead(req: IncomingMessage): Buffer | undefined {
+  const body: unknown = (req as IncomingMessage & { body?: unknown }).body;
+  if (body === undefined || body === null) {
+    return req.method === "POST" ? undefined : Buffer.alloc(0);
+  }
+  if (Buffer.isBuffer(body)) {
+    return body;
+  }
+  if (body instanceof Uint8Array) {
+    return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  }
+  return Buffer.from(typeof body === "string" ? body : JSON.stringify(body), "utf8");
 }
 
 /** The open exchanges of one server, by the id the events carry. */
@@ -275,6 +305,25 @@ export function createHttpHandler(
     }
   };
   return (req, res, next) => {
+    if (req.readableEnded) {
+      // A body parser in front (express.json(), express.raw(), ...) has
+      // read the stream; what it left in req.body is the body.
+      const body = bodyAlreadyRead(req);
+      if (body === undefined) {
+        const err = new Error(BODY_GONE);
+        if (next) {
+          next(err);
+        } else {
+          internalError(res, BODY_GONE);
+        }
+        return;
+      }
+      if (body.length > maxBodyBytes) {
+        res.shouldKeepAlive = false;
+      }
+      start(req, res, body.subarray(0, maxBodyBytes + 1), next);
+      return;
+    }
     const declared = Number(req.headers["content-length"]);
     if (declared > maxBodyBytes) {
       // Too large by its own account: the core answers 413 without it.

@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import { setTimeout as pause } from "node:timers/promises";
 import { promisify } from "node:util";
 
+import express from "express";
 import { McpServer } from "polymcp";
 import { native } from "../dist/native.js";
 import { ACCEPT, aborted, call2026, eventually, headers2026, post, serve, sseMessages, stop } from "./http_client.mjs";
@@ -93,6 +94,16 @@ const endpoints = {
       }
     });
     return { url: `${base}/api/mcp`, server, close: async () => (await server.close(), await stop(web)) };
+  },
+  // Express 5 with express.json() in front, which reads the body first:
+  // the handler takes it from req.body.
+  async "Express behind express.json()"() {
+    const server = createServer();
+    const app = express();
+    app.use(express.json({ limit: "10mb" }));
+    app.use(server.httpHandler());
+    const { server: web, base } = await serve(app);
+    return { url: `${base}/mcp`, server, close: async () => (await server.close(), await stop(web)) };
   },
   // A prefix the router strips, as Express's app.use("/tenant", handler) does.
   async "handler under a stripped prefix"() {
@@ -217,7 +228,8 @@ for (const [name, start] of Object.entries(endpoints)) {
       const e = await start();
       try {
         const want = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request body over the 2000000-byte limit"}}';
-        const declared = await post(e.url, "x".repeat(2_000_001));
+        // JSON, so that a JSON body parser in front lets it through.
+        const declared = await post(e.url, `{"x":"${"x".repeat(2_000_001)}"}`);
         assert.deepEqual([declared.status, declared.text], [413, want]);
         const chunked = await new Promise((resolve, reject) => {
           const req = http.request(e.url, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT } }, (res) => {
@@ -227,8 +239,10 @@ for (const [name, start] of Object.entries(endpoints)) {
           });
           req.on("error", reject);
           const chunk = "x".repeat(100_000);
-          // 21 chunks of 100 kB, written as the socket takes them; a server
-          // that answered already may stop reading (EPIPE is fine then).
+          // A JSON object of 21 chunks of 100 kB, written as the socket takes
+          // them; a server that answered already may stop reading (EPIPE is
+          // fine then).
+          req.write('{"x":"');
           let i = 0;
           const more = () => {
             while (i < 21) {
@@ -238,7 +252,7 @@ for (const [name, start] of Object.entries(endpoints)) {
                 return;
               }
             }
-            req.end();
+            req.end('"}');
           };
           more();
         });
@@ -283,6 +297,64 @@ for (const [name, start] of Object.entries(endpoints)) {
     });
   });
 }
+
+describe("HTTP behind a body parser", () => {
+  // Reads the whole body, as a body-parsing middleware does, then calls
+  // on(req, body).
+  const consume = (on) => (req, res, handler, next) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      on(req, Buffer.concat(chunks));
+      handler(req, res, next);
+    });
+  };
+  const cases = {
+    "bytes (express.raw())": (req, body) => (req.body = body),
+    "text (express.text())": (req, body) => (req.body = body.toString("utf8")),
+    "a Uint8Array": (req, body) => (req.body = new Uint8Array(body)),
+  };
+  for (const [what, set] of Object.entries(cases)) {
+    it(`takes the body from req.body as ${what}`, async () => {
+      const server = createServer();
+      const handler = server.httpHandler();
+      const { server: web, base } = await serve((req, res) => consume(set)(req, res, handler));
+      try {
+        const r = await post(`${base}/mcp`, call2026(1, "echo", '{"text":"héllo"}'), headers2026("tools/call", "echo"));
+        assert.equal(r.status, 200);
+        assert.equal(JSON.parse(r.text).result.content[0].text, "héllo");
+      } finally {
+        await server.close();
+        await stop(web);
+      }
+    });
+  }
+
+  it("says so when the body was read and req.body holds none", async () => {
+    const server = createServer();
+    const handler = server.httpHandler();
+    const errors = [];
+    const { server: web, base } = await serve((req, res) => {
+      const next = req.url === "/next/mcp" ? (err) => (errors.push(err), res.writeHead(599).end()) : undefined;
+      req.url = req.url.replace("/next", "");
+      consume(() => {})(req, res, handler, next);
+    });
+    try {
+      const body = call2026(1, "echo", '{"text":"x"}');
+      const r = await post(`${base}/mcp`, body, headers2026("tools/call", "echo"));
+      assert.equal(r.status, 500);
+      assert.match(JSON.parse(r.text).error.message, /^polymcp: the request body was read before httpHandler\(\)/);
+      // With next (Express), the error goes there instead.
+      const viaNext = await post(`${base}/next/mcp`, body, headers2026("tools/call", "echo"));
+      assert.equal(viaNext.status, 599);
+      assert.equal(errors.length, 1);
+      assert.match(errors[0].message, /mount the handler before body-parsing middleware/);
+    } finally {
+      await server.close();
+      await stop(web);
+    }
+  });
+});
 
 describe("HTTP backpressure", () => {
   it("holds no more than about a megabyte for a client that does not read", async () => {
@@ -447,7 +519,8 @@ describe("HTTP lifecycle", () => {
       const source = `
         import http from "node:http";
         import { once } from "node:events";
-        import { McpServer } from "polymcp";
+        import express from "express";
+import { McpServer } from "polymcp";
         const server = new McpServer({ name: "x", version: "1" });
         server.registerTool("echo", {}, () => "bye");
         const h = ${JSON.stringify(headers2026("tools/call", "echo"))};

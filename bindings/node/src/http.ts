@@ -15,6 +15,9 @@ export type HttpHandler = (req: IncomingMessage, res: ServerResponse, next?: (er
 /** The core's default bound on a POST body (413 past it), as for its own listener. */
 export const DEFAULT_MAX_BODY_BYTES = 2_000_000;
 
+/** The core's default Streamable HTTP endpoint. */
+export const DEFAULT_PATH = "/mcp";
+
 /**
  * Options of the core's HTTP transport, for `listen()` and (through
  * ServerOptions.http) for `httpHandler()`. Every member is optional; the
@@ -83,13 +86,13 @@ function localAddr(req: IncomingMessage): string {
   return localAddress.includes(":") ? `[${localAddress}]:${localPort}` : `${localAddress}:${localPort}`;
 }
 
-/** polymcp_server_http's request JSON. */
-export function requestJson(req: IncomingMessage): string {
+/** polymcp_server_http's request JSON, for a handler serving endpoint. */
+export function requestJson(req: IncomingMessage, endpoint: string): string {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return JSON.stringify({
     method: req.method ?? "GET",
-    path: q < 0 ? url : url.slice(0, q),
+    path: pathOf(req, q < 0 ? url : url.slice(0, q), endpoint),
     query: q < 0 ? "" : url.slice(q + 1),
     headers: headerMap(req),
     host: req.headers.host ?? "",
@@ -237,16 +240,33 @@ function bodyAlreadyRead(req: IncomingMessage): Buffer | undefined {
   return Buffer.from(typeof body === "string" ? body : JSON.stringify(body), "utf8");
 }
 
+/**
+ * The request's path as the core should see it: req.url's, unless a router
+ * took the endpoint itself off it as its mount path (Express's
+ * app.use("/mcp", handler) leaves req.baseUrl "/mcp" and req.url "/"); then
+ * the two joined. A prefix the router strips in front of the endpoint
+ * (app.use("/tenant", handler) for /tenant/mcp) leaves req.url's path the
+ * endpoint already.
+ */
+function pathOf(req: IncomingMessage, path: string, endpoint: string): string {
+  const base: unknown = (req as IncomingMessage & { baseUrl?: unknown }).baseUrl;
+  if (path === endpoint || typeof base !== "string" || base === "") {
+    return path;
+  }
+  const joined = path === "/" ? base : base + path;
+  return joined === endpoint ? joined : path;
+}
+
 /** The open exchanges of one server, by the id the events carry. */
 export class ExchangeTable {
   readonly #open = new Map<number, Exchange>();
   #nextId = 1;
 
   /** Starts an exchange; throws what serverHttp throws. */
-  start(n: Binding, server: NativeServer, req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+  start(n: Binding, server: NativeServer, endpoint: string, req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     const id = this.#nextId++;
     const x = new Exchange(n, res);
-    x.ex = n.serverHttp(server, id, requestJson(req), body);
+    x.ex = n.serverHttp(server, id, requestJson(req, endpoint), body);
     this.#open.set(id, x);
     res.on("close", () => {
       if (!x.ended && x.ex !== undefined) {
@@ -286,6 +306,7 @@ export function createHttpHandler(
   table: ExchangeTable,
   isOpen: () => boolean,
   maxBodyBytes: number,
+  endpoint: string,
 ): HttpHandler {
   const start = (req: IncomingMessage, res: ServerResponse, body: Buffer, next?: (err?: unknown) => void) => {
     if (!isOpen()) {
@@ -293,7 +314,7 @@ export function createHttpHandler(
       return;
     }
     try {
-      table.start(n, server, req, res, body);
+      table.start(n, server, endpoint, req, res, body);
     } catch (err) {
       if ((err as { status?: number }).status === Status.Closed) {
         unavailable(res, 503);

@@ -5,7 +5,7 @@
 
 import { CallContext, CallEnded, type CallHost } from "./context";
 import { NativeError } from "./errors";
-import { DEFAULT_MAX_BODY_BYTES, ExchangeTable, type HttpHandler, type HttpOptions, createHttpHandler, httpOptionsJson } from "./http";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PATH, ExchangeTable, type HttpHandler, type HttpOptions, createHttpHandler, httpOptionsJson } from "./http";
 import { CallKind, EventType, type NativeBinding, type NativeServer, native } from "./native";
 import {
   type Entry,
@@ -105,6 +105,7 @@ export class McpServer implements AsyncDisposable {
   #nextInput = 1;
   readonly #exchanges = new ExchangeTable();
   readonly #maxBodyBytes: number;
+  readonly #httpPath: string;
   readonly #onLog: (level: number, message: string) => void;
   readonly #closed: Promise<void>;
   #resolveClosed!: () => void;
@@ -119,6 +120,7 @@ export class McpServer implements AsyncDisposable {
     this.serverInfo = { ...serverInfo };
     this.#onLog = options.onLog ?? defaultLog;
     this.#maxBodyBytes = options.http?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#httpPath = options.http?.path ?? DEFAULT_PATH;
     this.#closed = new Promise((resolve) => (this.#resolveClosed = resolve));
     this.#native = native();
     this.#handle = this.#native.serverNew(JSON.stringify(serverOptionsJson(serverInfo, options)), this.#onEvent);
@@ -212,12 +214,13 @@ export class McpServer implements AsyncDisposable {
    * point: it reads the body (bounded by ServerOptions.http.maxBodyBytes)
    * and writes the core's answer, streaming SSE with backpressure. A client
    * that goes away before the end cancels its exchange. It answers the
-   * paths of ServerOptions.http (default "/mcp"): mount it there, or under
-   * a prefix that strips itself from req.url (Express's app.use).
+   * paths of ServerOptions.http (default "/mcp"): mount it there (Express's
+   * app.use("/mcp", handler) included), or under a prefix that strips
+   * itself from req.url (app.use("/tenant", handler) for /tenant/mcp).
    */
   httpHandler(): HttpHandler {
     this.#checkOpen();
-    return createHttpHandler(this.#native, this.#handle, this.#exchanges, () => this.#state === "open" || this.#state === "serving", this.#maxBodyBytes);
+    return createHttpHandler(this.#native, this.#handle, this.#exchanges, () => this.#state === "open" || this.#state === "serving", this.#maxBodyBytes, this.#httpPath);
   }
 
   /** Resolves once the core has stopped: in-flight calls were cancelled and every callback has arrived. */

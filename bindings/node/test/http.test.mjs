@@ -105,6 +105,15 @@ const endpoints = {
     const { server: web, base } = await serve(app);
     return { url: `${base}/mcp`, server, close: async () => (await server.close(), await stop(web)) };
   },
+  // Express mounting the handler at the endpoint itself, which it strips
+  // from req.url.
+  async "Express at app.use(\"/mcp\")"() {
+    const server = createServer();
+    const app = express();
+    app.use("/mcp", server.httpHandler());
+    const { server: web, base } = await serve(app);
+    return { url: `${base}/mcp`, server, close: async () => (await server.close(), await stop(web)) };
+  },
   // A prefix the router strips, as Express's app.use("/tenant", handler) does.
   async "handler under a stripped prefix"() {
     const server = createServer();

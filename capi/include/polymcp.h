@@ -348,6 +348,8 @@ int polymcp_server_stdio_pump(polymcp_server_t s);
  *                              HTTP+SSE off
  *   "allowed_origin_hosts", "allowed_hosts": [...]  Origin (403) and Host (421)
  *                              values accepted besides loopback; "disable_host_check"
+ *   "disable_cors": true       no CORS answers (preflight, Access-Control-*) to
+ *                              browser pages of the allowed origins
  *   "max_body_bytes" (2000000, 413), "max_connections" (1024, 503),
  *   "max_sessions" (1024, 503), "session_idle_timeout_ms" (600000),
  *   "read_timeout_ms" (30000), "write_timeout_ms" (30000),

@@ -33,7 +33,7 @@ func (e *Engine) admit(r *Request) (endpoint, *Response) {
 	if ep == 0 {
 		return 0, transportError(http.StatusNotFound, "no MCP endpoint at %q", r.Path)
 	}
-	if resp := allowMethod(ep, r.Method); resp != nil {
+	if resp := e.allowMethod(r, ep); resp != nil {
 		return 0, resp
 	}
 	if r.Method != http.MethodPost {
@@ -76,23 +76,31 @@ func (e *Engine) endpointOf(path string) endpoint {
 	return 0
 }
 
-func allowMethod(ep endpoint, method string) *Response {
+// allowMethod answers a method ep does not serve: 405, or with CORS on a
+// preflight for OPTIONS.
+func (e *Engine) allowMethod(r *Request, ep endpoint) *Response {
 	allow := "GET, POST, DELETE"
 	switch ep {
 	case epMCP:
-		if method == http.MethodPost || method == http.MethodGet || method == http.MethodDelete {
+		if r.Method == http.MethodPost || r.Method == http.MethodGet || r.Method == http.MethodDelete {
 			return nil
 		}
 	case epSSE:
-		if allow = "GET"; method == http.MethodGet {
+		if allow = "GET"; r.Method == http.MethodGet {
 			return nil
 		}
 	case epMessage:
-		if allow = "POST"; method == http.MethodPost {
+		if allow = "POST"; r.Method == http.MethodPost {
 			return nil
 		}
 	}
-	return methodNotAllowed(allow, "method %s not allowed here", method)
+	if e.o.DisableCORS {
+		return methodNotAllowed(allow, "method %s not allowed here", r.Method)
+	}
+	if r.Method == http.MethodOptions {
+		return e.preflight(r, allow)
+	}
+	return methodNotAllowed(allow+", OPTIONS", "method %s not allowed here", r.Method)
 }
 
 func methodNotAllowed(allow, format string, args ...any) *Response {

@@ -83,6 +83,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, hav
 	x := new(exchange)
 	req, out := &x.req, &x.out
 	h.requestOf(req, r)
+	if cors := h.e.CORSHeader(req); cors != nil {
+		addHeader(w.Header(), cors) // every head this request writes keeps them
+	}
 	out.init(w, h.e.o.WriteTimeout)
 	defer out.done()
 	ep, resp := h.e.admit(req)

@@ -76,6 +76,9 @@ type Options struct {
 	// AllowedHosts is set. DisableHostCheck turns it off entirely.
 	AllowedHosts     []string
 	DisableHostCheck bool
+	// DisableCORS turns off the CORS answers to browser pages of allowed
+	// origins (see Engine.CORSHeader): OPTIONS then gets 405.
+	DisableCORS bool
 
 	MaxBodyBytes      int64
 	MaxHeaderBytes    int

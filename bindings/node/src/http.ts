@@ -33,6 +33,8 @@ export interface HttpOptions {
   /** Host header values accepted besides loopback (others: 421). */
   allowedHosts?: string[];
   disableHostCheck?: boolean;
+  /** No CORS answers (preflight, Access-Control-*) to browser pages of the allowed origins. */
+  disableCors?: boolean;
   /** Bound on a POST body (default 2,000,000 bytes; 413 past it). */
   maxBodyBytes?: number;
   /** Connections at once (listen only; default 1024, 503 past it). */
@@ -56,6 +58,7 @@ export function httpOptionsJson(o: HttpOptions): { [key: string]: unknown } {
     allowed_origin_hosts: o.allowedOriginHosts,
     allowed_hosts: o.allowedHosts,
     disable_host_check: o.disableHostCheck,
+    disable_cors: o.disableCors,
     max_body_bytes: o.maxBodyBytes,
     max_connections: o.maxConnections,
     max_sessions: o.maxSessions,

@@ -181,6 +181,30 @@ for (const [name, start] of Object.entries(endpoints)) {
       }
     });
 
+    it("answers a browser page of an allowed origin with CORS, and refuses others", async () => {
+      const e = await start();
+      try {
+        const page = "http://localhost:6274";
+        const pre = await fetch(e.url, {
+          method: "OPTIONS",
+          headers: { origin: page, "access-control-request-method": "POST", "access-control-request-headers": "content-type,mcp-method" },
+        });
+        assert.equal(pre.status, 204);
+        assert.equal(pre.headers.get("access-control-allow-origin"), page);
+        assert.equal(pre.headers.get("access-control-allow-methods"), "GET, POST, DELETE");
+        assert.equal(pre.headers.get("access-control-allow-headers"), "content-type,mcp-method");
+        const r = await post(e.url, call2026(1, "echo", '{"text":"hi"}'), { ...headers2026("tools/call", "echo"), origin: page });
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get("access-control-allow-origin"), page);
+        assert.equal(r.headers.get("access-control-expose-headers"), "Mcp-Session-Id, Mcp-Protocol-Version");
+        const foreign = await fetch(e.url, { method: "OPTIONS", headers: { origin: "http://evil.example", "access-control-request-method": "POST" } });
+        assert.equal(foreign.status, 403);
+        assert.equal(foreign.headers.get("access-control-allow-origin"), null);
+      } finally {
+        await e.close();
+      }
+    });
+
     it("serves a legacy session: initialize, initialized, tools/call, DELETE", async () => {
       const e = await start();
       try {

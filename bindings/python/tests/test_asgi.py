@@ -18,7 +18,7 @@ from polymcp import _native, everything
 from .deps import need
 from .httpwire import (MODERN_META, legacy_headers, modern_call, modern_headers, raw_post,
                        read_until, request)
-from .test_http import CANCEL_BOUND_S, Holder, check_legacy_session, check_progress_as_sse
+from .test_http import CANCEL_BOUND_S, Holder, check_cors, check_legacy_session, check_progress_as_sse
 
 uvicorn: Any = need("uvicorn")
 routing: Any = need("starlette.routing")
@@ -111,6 +111,10 @@ def test_uvicorn_serves_a_legacy_session(alone: str) -> None:
 
 def test_uvicorn_streams_progress_as_sse(alone: str) -> None:
     check_progress_as_sse(alone)
+
+
+def test_cors_for_a_browser_page(alone: str) -> None:
+    check_cors(alone)
 
 
 def test_other_paths_are_404(alone: str) -> None:

@@ -246,3 +246,41 @@ def test_start_http_with_a_bad_option_raises() -> None:
     with pytest.raises(polymcp.NativeError, match="unknown|invalid|path"):
         server.start_http(path="no-slash")
     server.close()
+
+
+PAGE = "http://localhost:6274"
+
+
+def check_cors(url: str) -> None:
+    """A browser page of a loopback origin gets CORS answers; others 403."""
+    pre = request(url, "OPTIONS", headers={"Origin": PAGE, "Access-Control-Request-Method": "POST",
+                                           "Access-Control-Request-Headers": "content-type,mcp-method"})
+    assert pre.status == 204
+    assert pre.headers["access-control-allow-origin"] == PAGE
+    assert pre.headers["access-control-allow-methods"] == "GET, POST, DELETE"
+    assert pre.headers["access-control-allow-headers"] == "content-type,mcp-method"
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "hi"}, "_meta": MODERN_META}}).encode()
+    reply = request(url, body=body, headers={**modern_headers("tools/call", "echo"), "Origin": PAGE})
+    assert reply.status == 200
+    assert reply.headers["access-control-allow-origin"] == PAGE
+    assert reply.headers["access-control-expose-headers"] == "Mcp-Session-Id, Mcp-Protocol-Version"
+    foreign = request(url, "OPTIONS", headers={"Origin": "http://evil.example",
+                                               "Access-Control-Request-Method": "POST"})
+    assert foreign.status == 403
+    assert "access-control-allow-origin" not in foreign.headers
+
+
+def test_a_browser_page_of_an_allowed_origin_gets_cors(url: str) -> None:
+    check_cors(url)
+
+
+def test_disable_cors() -> None:
+    server = everything.build()
+    try:
+        url = server.start_http(disable_cors=True)
+        reply = request(url, "OPTIONS", headers={"Origin": PAGE, "Access-Control-Request-Method": "POST"})
+        assert reply.status == 405
+        assert "access-control-allow-origin" not in reply.headers
+    finally:
+        server.close()

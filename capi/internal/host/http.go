@@ -21,6 +21,7 @@ type HTTPConfig struct {
 	AllowedOriginHosts   []string `json:"allowed_origin_hosts"`
 	AllowedHosts         []string `json:"allowed_hosts"`
 	DisableHostCheck     bool     `json:"disable_host_check"`
+	DisableCORS          bool     `json:"disable_cors"`
 	MaxBodyBytes         int64    `json:"max_body_bytes"`
 	MaxConnections       int      `json:"max_connections"`
 	MaxSessions          int      `json:"max_sessions"`
@@ -40,7 +41,8 @@ func ms(v int64) time.Duration {
 
 func (c *HTTPConfig) options(s *Server) *streamhttp.Options {
 	return &streamhttp.Options{Path: c.Path, DisableSSE: c.DisableSSE, AllowedOriginHosts: c.AllowedOriginHosts,
-		AllowedHosts: c.AllowedHosts, DisableHostCheck: c.DisableHostCheck, MaxBodyBytes: c.MaxBodyBytes,
+		AllowedHosts: c.AllowedHosts, DisableHostCheck: c.DisableHostCheck, DisableCORS: c.DisableCORS,
+		MaxBodyBytes:   c.MaxBodyBytes,
 		MaxConnections: c.MaxConnections, MaxSessions: c.MaxSessions,
 		SessionIdleTimeout: ms(c.SessionIdleTimeoutMs), WriteTimeout: ms(c.WriteTimeoutMs),
 		ReadTimeout: ms(c.ReadTimeoutMs), KeepAlive: ms(c.KeepAliveMs), StreamAfter: ms(c.StreamAfterMs),
@@ -180,8 +182,9 @@ func HTTP(h uint64, request, body []byte, out HTTPOutput) (uint64, error) {
 	for k, v := range req.Headers {
 		header[http.CanonicalHeaderKey(k)] = v
 	}
-	p, resp := e.Prepare(&streamhttp.Request{Method: req.Method, Path: req.Path, RawQuery: req.Query,
-		Header: header, Host: req.Host, Body: body, LocalAddr: req.LocalAddr})
+	r := &streamhttp.Request{Method: req.Method, Path: req.Path, RawQuery: req.Query,
+		Header: header, Host: req.Host, Body: body, LocalAddr: req.LocalAddr}
+	p, resp := e.Prepare(r)
 	done, err := s.track()
 	if err != nil {
 		return 0, err
@@ -189,7 +192,7 @@ func HTTP(h uint64, request, body []byte, out HTTPOutput) (uint64, error) {
 	ex := &exchange{out: out}
 	ex.ctx, ex.cancel = context.WithCancel(context.Background())
 	ex.handle = exchanges.add(ex)
-	o := &hostOutput{ex: ex}
+	o := &hostOutput{ex: ex, cors: e.CORSHeader(r)}
 	if resp != nil {
 		ex.finish(writeResponse(o, resp))
 		done()
@@ -244,11 +247,23 @@ func CancelHTTP(h uint64) error {
 
 // hostOutput adapts an exchange to streamhttp.Output. Once the host
 // cancelled, writes fail, which stops a stream.
-type hostOutput struct{ ex *exchange }
+type hostOutput struct {
+	ex   *exchange
+	cors http.Header // added to the head (Engine.CORSHeader), or nil
+}
 
 func (o *hostOutput) Start(status int, header http.Header) error {
 	if err := o.ex.ctx.Err(); err != nil {
 		return err
+	}
+	if o.cors != nil {
+		merged := make(http.Header, len(header)+len(o.cors))
+		for _, h := range [...]http.Header{header, o.cors} {
+			for k, v := range h {
+				merged[k] = v
+			}
+		}
+		header = merged
 	}
 	b, err := jsonrpc.Marshal(header)
 	if err != nil {

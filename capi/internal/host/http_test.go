@@ -127,6 +127,42 @@ func TestHostOwnedHTTP(t *testing.T) {
 	assert.Equal(t, EBadHandle, CodeOf(CancelHTTP(0)))
 }
 
+// TestHostOwnedHTTPCORS: a host's answers to a browser page of an allowed
+// origin carry the CORS headers, those Prepare gives as well as Execute's;
+// "disable_cors" leaves them out.
+func TestHostOwnedHTTPCORS(t *testing.T) {
+	browser := map[string]string{"Origin": "http://localhost:6274"}
+	for k, v := range modernHeaders {
+		browser[k] = v
+	}
+	const allow = `"Access-Control-Allow-Origin":["http://localhost:6274"]`
+	cases := []struct {
+		name, options, method, body string
+		status                      int
+		cors                        bool
+	}{
+		{"an answer", "", "POST", modernEcho, 200, true},
+		{"a preflight", "", "OPTIONS", "", 204, true},
+		{"disabled", `{"http":{"disable_cors":true}}`, "POST", modernEcho, 200, false},
+		{"disabled preflight", `{"http":{"disable_cors":true}}`, "OPTIONS", "", 405, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.options, answerEcho)
+			r := newRecorder()
+			_, err := HTTP(f.server, requestJSON(tc.method, browser), []byte(tc.body), r)
+			require.NoError(t, err)
+			require.Equal(t, OK, r.wait(t))
+			assert.Equal(t, tc.status, r.status)
+			if tc.cors {
+				assert.Contains(t, r.headers, allow)
+			} else {
+				assert.NotContains(t, r.headers, "Access-Control")
+			}
+		})
+	}
+}
+
 // TestHostOwnedHTTPCancel: a client that goes away cancels the 2026-07-28
 // call (on_cancel) and ends the exchange.
 func TestHostOwnedHTTPCancel(t *testing.T) {

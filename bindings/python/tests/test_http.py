@@ -214,6 +214,33 @@ def test_run_http_in_a_subprocess_stops_on_a_signal(sig: int) -> None:
             proc.wait(30)
 
 
+@pytest.mark.parametrize("transport", ["streamable-http", "sse"])
+def test_run_takes_fastmcp_transport_names(transport: str) -> None:
+    code = ("import sys; from polymcp import everything; "
+            f"everything.build().run(transport={transport!r}, port=0)")
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, env=child_env(),
+                            preexec_fn=_sigint_default)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline().decode()
+        assert line.startswith("polymcp: serving http://127.0.0.1:"), line
+        url = line.split()[-1]
+        assert modern_call(url, 1, "echo", {"text": "up"}).status == 200
+        # The 2024-11-05 transport's stream opens at /sse beside it.
+        port = int(url.split(":")[2].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), 10) as sock:
+            sock.sendall(f"GET /sse HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                         "Accept: text/event-stream\r\n\r\n".encode())
+            head = read_until(sock, b"event: endpoint")
+        assert head.startswith(b"HTTP/1.1 200 "), head
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+
+
 def stats() -> dict[str, int]:
     return dict(json.loads(_native.load_library().stats()))
 

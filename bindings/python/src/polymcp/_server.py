@@ -221,16 +221,22 @@ class Server:
             self._natives = [n for n in self._natives if not n.closed] + [native]
         return native
 
-    def run(self, transport: Literal["stdio", "http"] = "stdio", *, host: str = "127.0.0.1",
-            port: int = 8000, **options: Any) -> None:
+    def run(self, transport: Literal["stdio", "http", "streamable-http", "sse"] = "stdio", *,
+            host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serves until stdin ends (stdio), Ctrl-C or SIGTERM, then closes
         cleanly (calls in flight are cancelled, on_closed is awaited).
+
+        ``"http"`` serves Streamable HTTP at ``/mcp`` (every revision) and
+        the 2024-11-05 HTTP+SSE transport at ``/sse`` and ``/message``;
+        FastMCP's names for either, ``"streamable-http"`` and ``"sse"``,
+        serve the same.
 
         While serving stdio, the process's own fd 1 points at stderr, so a
         stray print() cannot corrupt the protocol stream (the library
         writes to its duplicate of the original stdout)."""
-        if transport not in ("stdio", "http"):
-            raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")
+        if transport not in ("stdio", "http", "streamable-http", "sse"):
+            raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http' "
+                             "('streamable-http' and 'sse' serve HTTP too)")
         native = self.serve()
         try:
             with _terminate_as_interrupt():

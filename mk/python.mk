@@ -3,14 +3,15 @@
 #
 #   build-python  the wheel, build/polymcp-<version>-py3-none-<platform>.whl,
 #                 with libpolymcp.so inside (installs with no Go)
-#   test-python   pytest (unit, HTTP, ASGI, interop with the official SDK,
-#                 the wheel in a fresh venv), the stdio wire transcripts and
+#   test-python   mypy --strict of the package; pytest (unit, HTTP, ASGI,
+#                 interop with the official SDK, the wheel in a fresh venv),
+#                 the stdio wire transcripts and
 #                 the conformance requirement runs, all against
 #                 `python3 -m polymcp.everything`
 #
 # The tests run in build/python-venv, made from
 # bindings/python/tests/requirements-interop.txt (the official `mcp` SDK,
-# which brings starlette, uvicorn, httpx and anyio, and pytest) and remade
+# which brings starlette, uvicorn, httpx and anyio, pytest and mypy) and remade
 # only when that file changes. The package itself comes from
 # bindings/python/src on PYTHONPATH: always the checkout's code, nothing to
 # reinstall.
@@ -45,6 +46,7 @@ $(PY_STAMP): $(PY_REQS)
 	cp $(PY_REQS) $@
 
 test-python: build-capi build-python $(PY_STAMP) ## Python binding: pytest (unit, HTTP, ASGI, SDK interop, wheel), stdio transcripts, conformance
+	$(PY_VENV)/bin/python -m mypy --strict --no-incremental $(PY_DIR)/src/polymcp
 	POLYMCP_REQUIRE_INTEROP=1 POLYMCP_WHEEL="$$(ls $(abspath $(BUILD))/polymcp-*.whl)" \
 		$(PY_VENV)/bin/python -m pytest $(PY_DIR)/tests -q -p no:cacheprovider
 	PYTHONPATH=$(PY_SRC) $(GO) test -count=1 ./examples/everything \

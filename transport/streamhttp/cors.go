@@ -81,12 +81,8 @@ func isTokenList(s string) bool {
 	if len(s) > 4096 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~, \t", c) >= 0:
-		default:
+	for name := range strings.SplitSeq(s, ",") {
+		if name = strings.Trim(name, " \t"); name != "" && !isToken(name) {
 			return false
 		}
 	}

@@ -389,6 +389,31 @@ describe("HTTP behind a body parser", () => {
   });
 });
 
+describe("HTTP without CORS", () => {
+  for (const [what, start] of Object.entries({
+    async "listen({ disableCors })"() {
+      const server = createServer();
+      return { url: await server.listen({ host: "127.0.0.1", port: 0, disableCors: true }), close: () => server.close() };
+    },
+    async "httpHandler() with http.disableCors"() {
+      const server = createServer({ http: { disableCors: true } });
+      const { server: web, base } = await serve(server.httpHandler());
+      return { url: `${base}/mcp`, close: async () => (await server.close(), await stop(web)) };
+    },
+  })) {
+    it(`answers no preflight: ${what}`, async () => {
+      const e = await start();
+      try {
+        const r = await fetch(e.url, { method: "OPTIONS", headers: { origin: "http://localhost:6274", "access-control-request-method": "POST" } });
+        assert.equal(r.status, 405);
+        assert.equal(r.headers.get("access-control-allow-origin"), null);
+      } finally {
+        await e.close();
+      }
+    });
+  }
+});
+
 describe("HTTP backpressure", () => {
   it("holds no more than about a megabyte for a client that does not read", async () => {
     const server = createServer({ http: { writeTimeoutMs: 60_000 } });

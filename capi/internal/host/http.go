@@ -42,8 +42,7 @@ func ms(v int64) time.Duration {
 func (c *HTTPConfig) options(s *Server) *streamhttp.Options {
 	return &streamhttp.Options{Path: c.Path, DisableSSE: c.DisableSSE, AllowedOriginHosts: c.AllowedOriginHosts,
 		AllowedHosts: c.AllowedHosts, DisableHostCheck: c.DisableHostCheck, DisableCORS: c.DisableCORS,
-		MaxBodyBytes:   c.MaxBodyBytes,
-		MaxConnections: c.MaxConnections, MaxSessions: c.MaxSessions,
+		MaxBodyBytes: c.MaxBodyBytes, MaxConnections: c.MaxConnections, MaxSessions: c.MaxSessions,
 		SessionIdleTimeout: ms(c.SessionIdleTimeoutMs), WriteTimeout: ms(c.WriteTimeoutMs),
 		ReadTimeout: ms(c.ReadTimeoutMs), KeepAlive: ms(c.KeepAliveMs), StreamAfter: ms(c.StreamAfterMs),
 		Logger: s.log}
@@ -257,8 +256,9 @@ func (o *hostOutput) Start(status int, header http.Header) error {
 		return err
 	}
 	if o.cors != nil {
+		// The answer's own headers win, as over net/http (a preflight's Vary).
 		merged := make(http.Header, len(header)+len(o.cors))
-		for _, h := range [...]http.Header{header, o.cors} {
+		for _, h := range [...]http.Header{o.cors, header} {
 			for k, v := range h {
 				merged[k] = v
 			}

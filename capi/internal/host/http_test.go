@@ -140,11 +140,12 @@ func TestHostOwnedHTTPCORS(t *testing.T) {
 		name, options, method, body string
 		status                      int
 		cors                        bool
+		vary                        string // the answer's Vary, its own over the CORS one
 	}{
-		{"an answer", "", "POST", modernEcho, 200, true},
-		{"a preflight", "", "OPTIONS", "", 204, true},
-		{"disabled", `{"http":{"disable_cors":true}}`, "POST", modernEcho, 200, false},
-		{"disabled preflight", `{"http":{"disable_cors":true}}`, "OPTIONS", "", 405, false},
+		{"an answer", "", "POST", modernEcho, 200, true, `"Vary":["Origin"]`},
+		{"a preflight", "", "OPTIONS", "", 204, true, `"Vary":["Origin, Access-Control-Request-Method, Access-Control-Request-Headers"]`},
+		{"disabled", `{"http":{"disable_cors":true}}`, "POST", modernEcho, 200, false, ""},
+		{"disabled preflight", `{"http":{"disable_cors":true}}`, "OPTIONS", "", 405, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,6 +157,7 @@ func TestHostOwnedHTTPCORS(t *testing.T) {
 			assert.Equal(t, tc.status, r.status)
 			if tc.cors {
 				assert.Contains(t, r.headers, allow)
+				assert.Contains(t, r.headers, tc.vary)
 			} else {
 				assert.NotContains(t, r.headers, "Access-Control")
 			}

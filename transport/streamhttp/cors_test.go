@@ -45,6 +45,7 @@ func TestCORS(t *testing.T) {
 			"Access-Control-Allow-Headers": "content-type,mcp-protocol-version,mcp-method",
 			"Access-Control-Max-Age":       "600",
 			"Allow":                        "GET, POST, DELETE, OPTIONS",
+			"Vary":                         "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
 		}},
 		{"preflight without a header list", on.URL, "OPTIONS", "/mcp", preflight("http://app.example.com", ""), "", 204, map[string]string{
 			"Access-Control-Allow-Origin":  "http://app.example.com",

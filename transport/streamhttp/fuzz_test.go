@@ -145,3 +145,39 @@ func (r *recorder) Write(b []byte) error {
 }
 
 func (r *recorder) Flush() error { return nil }
+
+// FuzzPreflight: whatever a preflight's Origin and header list hold, the
+// answer is 204 or 403, grants only an allowed origin, and echoes only a
+// list of header names (nothing that could break the header block).
+func FuzzPreflight(f *testing.F) {
+	for _, s := range [][2]string{
+		{"http://localhost:6274", "content-type,mcp-method"},
+		{"http://evil.example", "content-type"},
+		{"https://[::1]:8443", " Content-Type , X-A "},
+		{"null", ""},
+		{"http://localhost", "x-a/b"},
+		{"http://localhost\r\nX: y", "a\r\nb"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	e := newTestEngine(f, &Options{})
+	f.Fuzz(func(t *testing.T, origin, asked string) {
+		h := http.Header{"Origin": {origin}, "Access-Control-Request-Method": {"POST"}, "Access-Control-Request-Headers": {asked}}
+		r := &Request{Method: http.MethodOptions, Path: "/mcp", Header: h, Host: "localhost"}
+		_, resp := e.Prepare(r)
+		require.NotNil(t, resp)
+		allowed := e.pol.originAllowed([]string{origin})
+		if !allowed {
+			assert.Equal(t, http.StatusForbidden, resp.Status)
+			assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"))
+			assert.Nil(t, e.CORSHeader(r))
+			return
+		}
+		assert.Equal(t, http.StatusNoContent, resp.Status)
+		// The grant of the origin goes on every head, from CORSHeader.
+		assert.Equal(t, strings.TrimSpace(origin), e.CORSHeader(r).Get("Access-Control-Allow-Origin"))
+		granted := resp.Header.Get("Access-Control-Allow-Headers")
+		assert.True(t, isTokenList(granted), "%q", granted)
+		assert.False(t, strings.ContainsAny(granted, "\r\n\x00"), "%q", granted)
+	})
+}

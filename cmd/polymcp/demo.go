@@ -77,6 +77,9 @@ func demo(ctx context.Context, args []string, out io.Writer) error {
 	fs.SetOutput(io.Discard)
 	server := fs.String("server", "", "command line of the stdio server to call (default: this binary's everything)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err // -h: run prints the usage
+		}
 		return usageError(err.Error())
 	}
 	argv, err := serverCommand(*server)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,6 +25,9 @@ func serveEverything(ctx context.Context, args []string, logger *slog.Logger) er
 	fs.SetOutput(io.Discard)
 	addr := fs.String("http", "", "serve Streamable HTTP (and 2024-11-05 HTTP+SSE) on HOST:PORT instead of stdio")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err // -h: run prints the usage
+		}
 		return usageError(err.Error())
 	}
 	if fs.NArg() > 0 {

@@ -7,6 +7,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,7 +24,11 @@ const usage = `polymcp — one MCP implementation for every language
 
 Usage:
   polymcp everything          serve the everything example over stdio
+      --http HOST:PORT        serve it over HTTP instead: Streamable HTTP at /mcp (every
+                              revision) and 2024-11-05 HTTP+SSE at /sse; port 0 picks a
+                              free one; the URL is printed on stderr
   polymcp demo                start "polymcp everything" and call it as a client
+      --server "CMD ARGS"     call this stdio server instead
   polymcp version             print the version and the protocol revisions
   polymcp help                print this text
 `
@@ -56,6 +62,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "polymcp: unknown command %q\n\n%s", args[0], usage)
 		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0
 	}
 	if err != nil {
 		if u, ok := err.(usageError); ok {

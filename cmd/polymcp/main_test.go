@@ -26,6 +26,8 @@ func TestRunUsage(t *testing.T) {
 		{"unknown command", []string{"serve"}, 2, "", `unknown command "serve"`},
 		{"stray argument", []string{"everything", "extra"}, 2, "", "unexpected argument extra"},
 		{"unknown flag", []string{"everything", "--nope"}, 2, "", "flag provided but not defined"},
+		{"help of everything", []string{"everything", "-h"}, 0, "--http HOST:PORT", ""},
+		{"help of demo", []string{"demo", "--help"}, 0, "--server", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -88,6 +88,10 @@ export interface NativeBinding {
    * poll it; otherwise the core reads (optionsJson).
    */
   serveStdio(server: NativeServer, optionsJson: string, pumpOptionsJson: string, inFd: number): void;
+  /** Points fd 1 where fd 2 does and returns a duplicate of what fd 1 was, for the protocol. */
+  stdoutToStderr(): number;
+  /** Points fd 1 at fd (from stdoutToStderr) again and closes fd. */
+  restoreStdout(fd: number): void;
   /** Listens for Streamable HTTP (polymcp_server_serve_http); returns the bound URL. */
   serveHttp(server: NativeServer, optionsJson: string): string;
   /**

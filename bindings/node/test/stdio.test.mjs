@@ -274,3 +274,29 @@ describe("cancellation and close", () => {
     assert.equal(c.stderr, "aborted\naborted\naborted\nclosed\n");
   });
 });
+
+describe("stdout of the host's own code", () => {
+  it("goes to stderr while serving, never into the protocol stream, and back after close", async () => {
+    const script = fileURLToPath(new URL("./fixtures/noisy.mjs", import.meta.url));
+    const child = spawn(process.execPath, [script], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d) => (err += d));
+    child.stdin.end([INIT, INITIALIZED,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"noisy","arguments":{}}}'].join("\n") + "\n");
+    const [code] = await once(child, "exit");
+    assert.equal(code, 0, err);
+    const lines = out.trimEnd().split("\n");
+    assert.equal(lines[0], "before serving");
+    assert.equal(lines.at(-1), "after close");
+    const protocol = lines.slice(1, -1);
+    assert.equal(protocol.length, 2, out);
+    assert.equal(JSON.parse(protocol[0]).id, 0);
+    assert.deepEqual(JSON.parse(protocol[1]), { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "ok" }] } });
+    for (const stray of ["while serving", "log from a handler", "write from a handler"]) {
+      assert.ok(err.includes(stray), `${stray} on stderr: ${err}`);
+    }
+  });
+});
+

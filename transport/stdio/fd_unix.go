@@ -17,8 +17,13 @@ import (
 	"github.com/polymcp/polymcp/transport"
 )
 
-// ServeProcess serves srv over the process's standard input and output,
-// exactly as ServeFD(ctx, srv, 0, 1, opts).
+// ServeProcess serves srv over the process's standard input and output:
+// ServeFD(ctx, srv, 0, 1, opts), except that while it serves, descriptor 1
+// points where descriptor 2 does and the protocol goes to a duplicate of
+// the real stdout. A fmt.Println or log line anywhere in the program then
+// lands on stderr instead of in the middle of the protocol stream, which
+// would break the client. Descriptor 1 is put back when ServeProcess
+// returns. (Should stderr be unusable, stdout is served as it is.)
 //
 // It never writes through os.Stdout. The Go runtime turns EPIPE on a write
 // to descriptor 1 or 2 into a SIGPIPE that kills the process; inside a
@@ -26,7 +31,27 @@ import (
 // host dying because its client went away. A write to a duplicate of the
 // descriptor, numbered 3 or above, returns EPIPE as an ordinary error.
 func ServeProcess(ctx context.Context, srv transport.Server, opts *Options) error {
-	return ServeFD(ctx, srv, 0, 1, opts)
+	out, restore := stdoutToStderr()
+	defer restore()
+	return ServeFD(ctx, srv, 0, out, opts)
+}
+
+// stdoutToStderr points descriptor 1 where 2 points and returns a
+// duplicate of what 1 was, and the function that puts 1 back. If either
+// step fails it returns 1 and a no-op.
+func stdoutToStderr() (out int, restore func()) {
+	saved, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return 1, func() {}
+	}
+	if err := unix.Dup2(2, 1); err != nil {
+		_ = unix.Close(saved)
+		return 1, func() {}
+	}
+	return saved, func() {
+		_ = unix.Dup2(saved, 1)
+		_ = unix.Close(saved)
+	}
 }
 
 // ServeFD serves srv over duplicates of the descriptors inFD and outFD, so

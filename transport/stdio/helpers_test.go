@@ -23,6 +23,8 @@ import (
 //   - "echo": {"echo":<params>}, from a goroutine (or inline, see inline);
 //   - "slow": {"slow":true} once barrier is closed, nothing if cancelled;
 //   - "notify": a notification with the same params, through the out sink;
+//   - "print": {"printed":true}, after printing a line to os.Stdout as
+//     careless handler code does;
 //   - anything undecodable: the decoder's error, as the dispatcher would.
 type fakeServer struct {
 	barrier chan struct{}
@@ -104,6 +106,9 @@ func (s *fakeSession) Deliver(ctx context.Context, frame []byte, reply transport
 		})
 	case "notify":
 		s.send(s.out, jsonrpc.AppendNotification(nil, "notifications/message", msg.Params))
+	case "print":
+		fmt.Println("stray line from a handler")
+		s.send(reply, jsonrpc.AppendResponse(nil, msg.ID, []byte(`{"printed":true}`)))
 	}
 }
 

@@ -33,15 +33,20 @@ const (
 //     to stderr; exit 0 when Serve returns nil, else the error on stderr
 //     and childServeFailed;
 //   - "stdout": the control for "serve": read one byte, then write to
-//     os.Stdout the way a careless transport would.
+//     os.Stdout the way a careless transport would;
+//   - "print": "serve", then "served" printed to os.Stdout once Serve has
+//     returned.
 func runChild(mode string) int {
 	switch mode {
-	case "serve":
+	case "serve", "print":
 		logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 		err := ServeProcess(context.Background(), newFakeServer(), &Options{MaxLineBytes: 64, Logger: logger})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "serve: %v (EPIPE: %t)\n", err, errors.Is(err, syscall.EPIPE))
 			return childServeFailed
+		}
+		if mode == "print" {
+			fmt.Println("served")
 		}
 		return 0
 	case "stdout":

@@ -72,6 +72,21 @@ func TestServeProcessLifecycle(t *testing.T) {
 	assert.Contains(t, string(p.Stderr()), `msg="stdio: input line too long, discarded" max_line_bytes=64`)
 }
 
+// While ServeProcess serves, what the program prints to os.Stdout goes to
+// stderr, never between the protocol lines; stdout is the program's again
+// once it returns.
+func TestServeProcessKeepsStrayOutputOffTheProtocol(t *testing.T) {
+	p := spawnChild(t, context.Background(), "print")
+	require.NoError(t, p.Send([]byte(`{"jsonrpc":"2.0","id":1,"method":"print"}`)))
+	assert.Equal(t, `{"jsonrpc":"2.0","id":1,"result":{"printed":true}}`, recvLine(t, p))
+	require.NoError(t, p.CloseStdin())
+	code, err := waitChild(t, p)
+	require.NoError(t, err)
+	assert.Equal(t, 0, code, "stderr:\n%s", p.Stderr())
+	assert.Equal(t, "served", recvLine(t, p))
+	assert.Contains(t, string(p.Stderr()), "stray line from a handler")
+}
+
 func TestProcess(t *testing.T) {
 	t.Run("Send refuses a newline", func(t *testing.T) {
 		p := spawnChild(t, context.Background(), "serve")

@@ -306,6 +306,10 @@ int polymcp_server_notify(polymcp_server_t s, const char *method, size_t mlen, c
  * open. The transport ends at end of input, on a write failure, or on
  * close; polymcp_server_wait reports that. POLYMCP_E_IO for a descriptor
  * that is not open. Nothing but protocol messages is written to out_fd.
+ * The library leaves descriptor 1 alone: a host whose own code may print to
+ * stdout passes "out_fd": dup(1) and points 1 at stderr (dup2(2, 1)) while
+ * it serves, as the Python and Node bindings do, so that nothing printed
+ * lands between the protocol lines.
  */
 int polymcp_server_serve_stdio(polymcp_server_t s, const char *opts_json, size_t len);
 

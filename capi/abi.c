@@ -162,8 +162,8 @@ void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
 /* The ABI this file implements. A bump in polymcp.h must change this line
  * too, which also rebuilds the library: Go's build cache does not see
  * headers outside the package directory. */
-#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 6
-#error "abi.c implements libpolymcp ABI 1.6: update it together with polymcp.h"
+#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 7
+#error "abi.c implements libpolymcp ABI 1.7: update it together with polymcp.h"
 #endif
 
 uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }

@@ -62,7 +62,7 @@ extern "C" {
 #endif
 
 #define POLYMCP_ABI_MAJOR 1
-#define POLYMCP_ABI_MINOR 6
+#define POLYMCP_ABI_MINOR 7
 
 typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
 typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
@@ -301,15 +301,16 @@ int polymcp_server_notify(polymcp_server_t s, const char *method, size_t mlen, c
  * "max_line_bytes" (2000000; a longer line is answered -32600 and dropped),
  * "write_timeout_ms" (5000; a client that stops reading for that long ends
  * the transport), "pump" (false; since ABI 1.6: the host does the reading,
- * see polymcp_server_stdio_pump). The library reads and writes duplicates of the
+ * see polymcp_server_stdio_pump), "stdout_to_stderr" (false; since ABI 1.7:
+ * with out_fd 1, fd 1 points where fd 2 does while the server serves and
+ * the protocol goes to a duplicate of the real stdout, so that what the
+ * host's own code prints to stdout lands on stderr instead of between the
+ * protocol lines; servers share that, and the last one to stop puts fd 1
+ * back). The library reads and writes duplicates of the
  * descriptors (so EPIPE never raises SIGPIPE) and leaves the originals
  * open. The transport ends at end of input, on a write failure, or on
  * close; polymcp_server_wait reports that. POLYMCP_E_IO for a descriptor
  * that is not open. Nothing but protocol messages is written to out_fd.
- * The library leaves descriptor 1 alone: a host whose own code may print to
- * stdout passes "out_fd": dup(1) and points 1 at stderr (dup2(2, 1)) while
- * it serves, as the Python and Node bindings do, so that nothing printed
- * lands between the protocol lines.
  */
 int polymcp_server_serve_stdio(polymcp_server_t s, const char *opts_json, size_t len);
 
@@ -352,8 +353,9 @@ int polymcp_server_stdio_pump(polymcp_server_t s);
  *                              HTTP+SSE off
  *   "allowed_origin_hosts", "allowed_hosts": [...]  Origin (403) and Host (421)
  *                              values accepted besides loopback; "disable_host_check"
- *   "disable_cors": true       no CORS answers (preflight, Access-Control-*) to
- *                              browser pages of the allowed origins
+ *   "disable_cors": true       (since ABI 1.7) no CORS answers (preflight,
+ *                              Access-Control-*) to browser pages of the allowed
+ *                              origins, which get them by default since 1.7
  *   "max_body_bytes" (2000000, 413), "max_connections" (1024, 503),
  *   "max_sessions" (1024, 503), "session_idle_timeout_ms" (600000),
  *   "read_timeout_ms" (30000), "write_timeout_ms" (30000),

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,12 +19,10 @@ import (
 )
 
 // ServeProcess serves srv over the process's standard input and output:
-// ServeFD(ctx, srv, 0, 1, opts), except that while it serves, descriptor 1
-// points where descriptor 2 does and the protocol goes to a duplicate of
-// the real stdout. A fmt.Println or log line anywhere in the program then
-// lands on stderr instead of in the middle of the protocol stream, which
-// would break the client. Descriptor 1 is put back when ServeProcess
-// returns. (Should stderr be unusable, stdout is served as it is.)
+// ServeFD(ctx, srv, 0, 1, opts) with Options.StdoutToStderr. While it
+// serves, a fmt.Println or log line anywhere in the program lands on stderr
+// instead of in the middle of the protocol stream, which would break the
+// client. (Should stderr be unusable, stdout is served as it is.)
 //
 // It never writes through os.Stdout. The Go runtime turns EPIPE on a write
 // to descriptor 1 or 2 into a SIGPIPE that kills the process; inside a
@@ -31,26 +30,50 @@ import (
 // host dying because its client went away. A write to a duplicate of the
 // descriptor, numbered 3 or above, returns EPIPE as an ordinary error.
 func ServeProcess(ctx context.Context, srv transport.Server, opts *Options) error {
-	out, restore := stdoutToStderr()
-	defer restore()
-	return ServeFD(ctx, srv, 0, out, opts)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.StdoutToStderr = true
+	return ServeFD(ctx, srv, 0, 1, &o)
 }
 
-// stdoutToStderr points descriptor 1 where 2 points and returns a
-// duplicate of what 1 was, and the function that puts 1 back. If either
-// step fails it returns 1 and a no-op.
-func stdoutToStderr() (out int, restore func()) {
-	saved, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
-	if err != nil {
-		return 1, func() {}
+// stdout is descriptor 1's guard while servers serve with StdoutToStderr:
+// the duplicate of the real stdout, and how many servers use it. Servers
+// share it, so a second one does not take stderr for stdout.
+var stdout struct {
+	sync.Mutex
+	fd, users int
+}
+
+// stdoutToStderr points descriptor 1 where 2 points, unless a server did
+// already, and returns the duplicate of the real stdout and the function
+// that gives it back (the last one puts descriptor 1 back). If either step
+// fails it returns 1 and a no-op.
+func stdoutToStderr() (out int, release func()) {
+	stdout.Lock()
+	defer stdout.Unlock()
+	if stdout.users == 0 {
+		saved, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+		if err != nil {
+			return 1, func() {}
+		}
+		if err := unix.Dup2(2, 1); err != nil {
+			_ = unix.Close(saved)
+			return 1, func() {}
+		}
+		stdout.fd = saved
 	}
-	if err := unix.Dup2(2, 1); err != nil {
-		_ = unix.Close(saved)
-		return 1, func() {}
-	}
-	return saved, func() {
-		_ = unix.Dup2(saved, 1)
-		_ = unix.Close(saved)
+	stdout.users++
+	return stdout.fd, releaseStdout
+}
+
+func releaseStdout() {
+	stdout.Lock()
+	defer stdout.Unlock()
+	if stdout.users--; stdout.users == 0 {
+		_ = unix.Dup2(stdout.fd, 1)
+		_ = unix.Close(stdout.fd)
 	}
 }
 
@@ -97,6 +120,11 @@ func ServeFD(ctx context.Context, srv transport.Server, inFD, outFD int, opts *O
 		}
 		defer d.close()
 		in = d.f
+	}
+	if opts != nil && opts.StdoutToStderr && outFD == 1 {
+		fd, release := stdoutToStderr()
+		defer release()
+		outFD = fd
 	}
 	out, err := openDup(outFD, "stdio-out")
 	if err != nil {

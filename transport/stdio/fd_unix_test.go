@@ -122,3 +122,34 @@ func TestFDInput(t *testing.T) {
 	_, err = read()
 	require.ErrorIs(t, err, io.EOF)
 }
+
+func init() {
+	// "guard-twice": two servers' guards of stdout, taken and given back in
+	// turn, with a print to stdout at each step.
+	childModes["guard-twice"] = func() int {
+		first, releaseFirst := stdoutToStderr()
+		second, releaseSecond := stdoutToStderr()
+		fmt.Println("stray while both guard")
+		_, _ = unix.Write(first, []byte("first\n"))
+		_, _ = unix.Write(second, []byte("second\n"))
+		releaseFirst()
+		fmt.Println("stray while one guards")
+		releaseSecond()
+		fmt.Println("after")
+		return 0
+	}
+}
+
+// Two servers guarding stdout share the one duplicate of the real stdout
+// (the second does not take stderr for it), and stdout is the program's
+// again only once both are done.
+func TestStdoutGuardShared(t *testing.T) {
+	p := spawnChild(t, context.Background(), "guard-twice")
+	for _, want := range []string{"first", "second", "after"} {
+		assert.Equal(t, want, recvLine(t, p))
+	}
+	code, err := waitChild(t, p)
+	require.NoError(t, err)
+	assert.Equal(t, 0, code, "stderr:\n%s", p.Stderr())
+	assert.Contains(t, string(p.Stderr()), "stray while both guard\nstray while one guards\n")
+}

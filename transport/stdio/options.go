@@ -46,6 +46,13 @@ type Options struct {
 	// Pump, if set, has the caller's thread do the reading instead of a
 	// goroutine of Serve's (see Pump); the input must be a descriptor.
 	Pump *Pump
+	// StdoutToStderr, for ServeFD with outFD 1 (on Unix): while it serves,
+	// descriptor 1 points where descriptor 2 does and the protocol goes to
+	// a duplicate of the real stdout, so that what the program prints to
+	// stdout lands on stderr instead of between the protocol lines.
+	// Descriptor 1 is put back once the last server using it returns.
+	// ServeProcess always does this.
+	StdoutToStderr bool
 }
 
 // withDefaults returns a copy of o with every unset field filled in.

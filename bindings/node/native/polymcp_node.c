@@ -26,7 +26,6 @@
 #include <node_api.h>
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -35,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "polymcp.h"
 
@@ -1190,47 +1188,6 @@ static napi_value js_serve_stdio(napi_env env, napi_callback_info info) {
   return start_thread(env, ctx, watch_idle, ctx) ? make_undefined(env) : NULL;
 }
 
-/*
- * stdoutToStderr() -> a duplicate of fd 1, for the protocol; fd 1 then
- * points where fd 2 does. A handler's console.log or process.stdout.write
- * lands on stderr instead of in the middle of the stdio protocol stream,
- * and the core writes the protocol to the duplicate.
- */
-static napi_value js_stdout_to_stderr(napi_env env, napi_callback_info info) {
-  (void)info;
-  int saved = fcntl(1, F_DUPFD_CLOEXEC, 3);
-  if (saved < 0) {
-    napi_throw_error(env, "POLYMCP_E_IO", "polymcp: cannot duplicate stdout");
-    return NULL;
-  }
-  if (dup2(2, 1) < 0) {
-    close(saved);
-    napi_throw_error(env, "POLYMCP_E_IO", "polymcp: cannot point stdout at stderr");
-    return NULL;
-  }
-  napi_value out;
-  if (napi_create_int32(env, saved, &out) != napi_ok) {
-    return throw_napi(env, "napi_create_int32");
-  }
-  return out;
-}
-
-/* restoreStdout(fd): fd 1 points at what stdoutToStderr saved again. */
-static napi_value js_restore_stdout(napi_env env, napi_callback_info info) {
-  args a;
-  if (!read_args(env, info, "d", &a)) {
-    return NULL;
-  }
-  int fd = (int)a.d[0];
-  args_free(&a);
-  if (fd < 3 || dup2(fd, 1) < 0) {
-    napi_throw_error(env, "POLYMCP_E_IO", "polymcp: cannot restore stdout");
-    return NULL;
-  }
-  close(fd);
-  return make_undefined(env);
-}
-
 /* serveHttp(server, optionsJson) -> the bound URL */
 static napi_value js_serve_http(napi_env env, napi_callback_info info) {
   args a;
@@ -1563,8 +1520,6 @@ NEEDS_LIB(js_call_input)
 NEEDS_LIB(js_call_input_state)
 NEEDS_LIB(js_call_set_input_state)
 NEEDS_LIB(js_call_start_task)
-NEEDS_LIB(js_stdout_to_stderr)
-NEEDS_LIB(js_restore_stdout)
 
 NAPI_MODULE_INIT() {
   const napi_property_descriptor props[] = {
@@ -1581,8 +1536,6 @@ NAPI_MODULE_INIT() {
       EXPORT("serverRemove", js_server_remove)
       EXPORT("serverNotify", js_server_notify)
       EXPORT("serveStdio", js_serve_stdio)
-      EXPORT("stdoutToStderr", js_stdout_to_stderr)
-      EXPORT("restoreStdout", js_restore_stdout)
       EXPORT("serveHttp", js_serve_http)
       EXPORT("serverHttp", js_server_http)
       EXPORT("httpAck", js_http_ack)

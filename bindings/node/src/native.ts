@@ -88,10 +88,6 @@ export interface NativeBinding {
    * poll it; otherwise the core reads (optionsJson).
    */
   serveStdio(server: NativeServer, optionsJson: string, pumpOptionsJson: string, inFd: number): void;
-  /** Points fd 1 where fd 2 does and returns a duplicate of what fd 1 was, for the protocol. */
-  stdoutToStderr(): number;
-  /** Points fd 1 at fd (from stdoutToStderr) again and closes fd. */
-  restoreStdout(fd: number): void;
   /** Listens for Streamable HTTP (polymcp_server_serve_http); returns the bound URL. */
   serveHttp(server: NativeServer, optionsJson: string): string;
   /**
@@ -165,7 +161,7 @@ export const ABI_MAJOR = 1;
 // 1.4: the tasks extension (polymcp_server_add_task_tool, polymcp_call_start_task, the task options);
 // 1.5: polymcp_server_batch (the addon brackets each run of events it delivers) and polymcp_call_cancelled;
 // 1.6: polymcp_server_stdio_pump (the JS thread reads stdio)
-export const ABI_MINOR = 6;
+export const ABI_MINOR = 7;
 
 /** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
 export function prebuildDir(root = join(__dirname, "..")): string {

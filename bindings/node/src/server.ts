@@ -112,7 +112,6 @@ export class McpServer implements AsyncDisposable {
   #nextTag = 1;
   #state: State = "open";
   #stdio = false;
-  #holdsStdout = false; // connectStdio took fd 1 (takeStdout)
 
   constructor(serverInfo: Implementation, options: ServerOptions = {}) {
     if (typeof serverInfo?.name !== "string" || typeof serverInfo.version !== "string") {
@@ -188,22 +187,15 @@ export class McpServer implements AsyncDisposable {
 
   /**
    * Serves MCP on this process's stdin and stdout; resolves once serving.
-   * While it serves, fd 1 points at stderr: a handler's console.log or
-   * process.stdout.write goes there instead of into the protocol stream,
-   * which the core writes to a duplicate of the real stdout. close()
-   * points fd 1 back.
+   * While it serves, fd 1 points at stderr (the core's stdout_to_stderr):
+   * a console.log or process.stdout.write goes there instead of into the
+   * protocol stream, which the core writes to a duplicate of the real
+   * stdout. Once the stdio transport ends, fd 1 is stdout again.
    */
   async connectStdio(): Promise<void> {
     this.#startServing();
     this.#stdio = true;
-    const out = `"out_fd":${takeStdout(this.#native)}`;
-    try {
-      this.#native.serveStdio(this.#handle, `{${out}}`, `{"pump":true,${out}}`, 0);
-    } catch (err) {
-      releaseStdout(this.#native);
-      throw err;
-    }
-    this.#holdsStdout = true;
+    this.#native.serveStdio(this.#handle, '{"stdout_to_stderr":true}', '{"pump":true,"stdout_to_stderr":true}', 0);
   }
 
   /**
@@ -472,30 +464,7 @@ export class McpServer implements AsyncDisposable {
     this.#entries.clear();
     this.#exchanges.endAll();
     this.#native.serverFree(this.#handle);
-    if (this.#holdsStdout) {
-      // The core has written its last message: console.log may have stdout back.
-      this.#holdsStdout = false;
-      releaseStdout(this.#native);
-    }
     this.#resolveClosed();
-  }
-}
-
-// The real stdout while stdio servers write the protocol to it (fd 1 then
-// points at stderr), and how many do.
-let protocolOut: { fd: number; users: number } | undefined;
-
-function takeStdout(n: NativeBinding): number {
-  protocolOut ??= { fd: n.stdoutToStderr(), users: 0 };
-  protocolOut.users++;
-  return protocolOut.fd;
-}
-
-function releaseStdout(n: NativeBinding): void {
-  if (protocolOut !== undefined && --protocolOut.users === 0) {
-    const { fd } = protocolOut;
-    protocolOut = undefined;
-    n.restoreStdout(fd);
   }
 }
 

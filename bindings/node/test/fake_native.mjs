@@ -44,18 +44,8 @@ export class FakeNative {
   }
   serverNotify() {}
   serveStdio(s, optionsJson) {
-    assert.deepEqual(JSON.parse(optionsJson), { out_fd: this.stdout.fd });
+    assert.deepEqual(JSON.parse(optionsJson), { stdout_to_stderr: true });
     s.serving = "stdio";
-  }
-  // fd 1 is never touched: the fake only counts.
-  stdout = { fd: 99, taken: 0, restored: 0 };
-  stdoutToStderr() {
-    this.stdout.taken++;
-    return this.stdout.fd;
-  }
-  restoreStdout(fd) {
-    assert.equal(fd, this.stdout.fd);
-    this.stdout.restored++;
   }
   serveHttp(s, optionsJson) {
     s.serving = JSON.parse(optionsJson);

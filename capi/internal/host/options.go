@@ -43,6 +43,8 @@ type StdioConfig struct {
 	WriteTimeoutMs int64 `json:"write_timeout_ms"`
 	// Pump has the host read: polymcp_server_stdio_pump (ABI 1.6).
 	Pump bool `json:"pump"`
+	// StdoutToStderr points fd 1 at stderr while serving out_fd 1 (ABI 1.7).
+	StdoutToStderr bool `json:"stdout_to_stderr"`
 }
 
 // ProcessConfig is the JSON of polymcp_configure.
@@ -121,7 +123,8 @@ func (c *StdioConfig) fds() (int, int, error) {
 
 func (c *StdioConfig) options(logger *slog.Logger) *stdio.Options {
 	return &stdio.Options{MaxLineBytes: c.MaxLineBytes,
-		WriteTimeout: time.Duration(c.WriteTimeoutMs) * time.Millisecond, Logger: logger}
+		WriteTimeout: time.Duration(c.WriteTimeoutMs) * time.Millisecond, Logger: logger,
+		StdoutToStderr: c.StdoutToStderr}
 }
 
 // logLevel is the process-wide threshold of on_log (polymcp_configure).

@@ -30,12 +30,13 @@ var allowed = map[string][]string{
 	"transport/sse":    {"transport", "core/jsonrpc", "core/protocol", "core/spec"},
 	"transport/streamhttp": {"transport", "transport/sse", "core/jsonrpc", "core/protocol", "core/spec",
 		"core/dispatch"},
-	"mcp":          {"core/...", "transport/..."},
-	"internal/...": {"core/...", "transport/...", "mcp", "examples/...", "internal/..."},
+	"client":       {"core/jsonrpc", "core/spec", "transport"},
+	"mcp":          {"core/...", "transport/...", "client"},
+	"internal/...": {"core/...", "transport/...", "client", "mcp", "examples/...", "internal/..."},
 	// The runtime settings of the programs that own their process.
 	"internal/gcdefault": {},
 	"examples/...":       {"mcp", "core/spec", "core/jsonrpc", "examples/..."},
-	"cmd/...":            {"mcp", "core/jsonrpc", "core/spec", "transport/...", "examples/...", "internal/gcdefault"},
+	"cmd/...":            {"mcp", "client", "core/jsonrpc", "core/spec", "transport/...", "examples/...", "internal/gcdefault"},
 	"capi/...":           {"mcp", "core/...", "transport/...", "capi/...", "internal/gcdefault"},
 	"":                   {"..."}, // tests at the root may import anything
 }

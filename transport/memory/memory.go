@@ -10,7 +10,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/polymcp/polymcp/transport"
@@ -21,8 +20,8 @@ import (
 // from costing unbounded memory, as a full pipe would.
 const InboxSize = 4096
 
-// ErrClosed is returned after Close.
-var ErrClosed = errors.New("memory: connection closed")
+// ErrClosed is returned after Close: transport.ErrClosed.
+var ErrClosed = transport.ErrClosed
 
 // info is the connection description of Connect: a frame can be any JSON
 // text, so batches fit.
@@ -129,3 +128,17 @@ type inboxSink struct{ c *Client }
 func (s inboxSink) Send(msg []byte) error { return s.c.put(msg) }
 
 func (inboxSink) CopiesMessages() {}
+
+// Conn returns c as a transport.ClientConn, for package client.
+func (c *Client) Conn() transport.ClientConn { return conn{c} }
+
+type conn struct{ c *Client }
+
+func (k conn) Send(_ context.Context, msg []byte) error { return k.c.Send(msg) }
+
+func (k conn) Recv(ctx context.Context) ([]byte, error) { return k.c.Recv(ctx) }
+
+func (k conn) Close() error {
+	k.c.Close()
+	return nil
+}

@@ -1,0 +1,189 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+// CallOption adjusts one request.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	progress func(spec.ProgressParams)
+	meta     spec.Meta
+}
+
+// WithProgress asks the server for progress notifications of the request
+// (a progressToken) and hands each to f, in order, on the goroutine that
+// reads the connection.
+func WithProgress(f func(spec.ProgressParams)) CallOption {
+	return func(o *callOptions) { o.progress = f }
+}
+
+// WithMeta adds members to the request's params._meta.
+func WithMeta(meta spec.Meta) CallOption {
+	return func(o *callOptions) {
+		if o.meta == nil {
+			o.meta = spec.Meta{}
+		}
+		for k, v := range meta {
+			o.meta[k] = v
+		}
+	}
+}
+
+// send runs a request with its options and decodes the result into out.
+// Methods that may need input go through roundTrip.
+func (c *Client) send(ctx context.Context, method string, params map[string]any, out any, opts []CallOption) error {
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	meta := o.meta
+	if o.progress != nil {
+		token := "progress-" + strconv.FormatInt(c.nextID.Add(1), 10)
+		meta = spec.Meta{}
+		for k, v := range o.meta {
+			meta[k] = v
+		}
+		meta[spec.MetaProgressToken] = token
+		c.mu.Lock()
+		c.progress[token] = o.progress
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			delete(c.progress, token)
+			c.mu.Unlock()
+		}()
+	}
+	var raw []byte
+	var err error
+	switch method {
+	case "tools/call", "prompts/get", "resources/read":
+		raw, err = c.roundTrip(ctx, method, params, meta)
+	default:
+		raw, err = c.request(ctx, method, params, meta)
+	}
+	if err != nil {
+		return err
+	}
+	if err := jsonrpc.UnmarshalOwned(raw, out); err != nil {
+		return fmt.Errorf("client: bad %s result: %w", method, err)
+	}
+	return nil
+}
+
+// CallTool calls tool name with args (any value that encodes as a JSON
+// object, or nil). A tool's own failure is a result with IsError set,
+// not an error.
+func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*spec.CallToolResult, error) {
+	params := map[string]any{"name": name}
+	if args != nil {
+		raw, err := jsonrpc.Marshal(args)
+		if err != nil {
+			return nil, fmt.Errorf("client: arguments of %s: %w", name, err)
+		}
+		if len(raw) == 0 || raw[0] != '{' {
+			return nil, fmt.Errorf("client: arguments of %s must be a JSON object", name)
+		}
+		params["arguments"] = json.RawMessage(raw)
+	}
+	var r spec.CallToolResult
+	if err := c.send(ctx, "tools/call", params, &r, opts); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ReadResource reads the resource at uri.
+func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*spec.ReadResourceResult, error) {
+	var r spec.ReadResourceResult
+	if err := c.send(ctx, "resources/read", map[string]any{"uri": uri}, &r, opts); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// GetPrompt gets prompt name filled in with args.
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...CallOption) (*spec.GetPromptResult, error) {
+	params := map[string]any{"name": name}
+	if args != nil {
+		params["arguments"] = args
+	}
+	var r spec.GetPromptResult
+	if err := c.send(ctx, "prompts/get", params, &r, opts); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Complete asks for completions of argument arg of the prompt or resource
+// template ref; resolved holds arguments already chosen (2025-06-18+).
+func (c *Client) Complete(ctx context.Context, ref spec.CompleteRef, arg spec.CompleteArgument, resolved map[string]string) (*spec.Completion, error) {
+	params := map[string]any{"ref": ref, "argument": arg}
+	if resolved != nil {
+		params["context"] = spec.CompleteContext{Arguments: resolved}
+	}
+	var r spec.CompleteResult
+	if err := c.send(ctx, "completion/complete", params, &r, nil); err != nil {
+		return nil, err
+	}
+	return &r.Completion, nil
+}
+
+// Ping checks that the server answers: ping on the legacy revisions,
+// server/discover on 2026-07-28, which has no ping.
+func (c *Client) Ping(ctx context.Context) error {
+	method := "ping"
+	if c.modern {
+		method = "server/discover"
+	}
+	_, err := c.request(ctx, method, nil, nil)
+	return err
+}
+
+// SetLogLevel asks for the server's log messages at level and above (to
+// Options.OnLog): logging/setLevel on the legacy revisions; on 2026-07-28
+// the level goes in the _meta of every later request.
+func (c *Client) SetLogLevel(ctx context.Context, level spec.LoggingLevel) error {
+	if _, ok := level.Severity(); !ok {
+		return fmt.Errorf("client: unknown log level %q", level)
+	}
+	if c.modern {
+		c.mu.Lock()
+		c.logLevel = level
+		c.mu.Unlock()
+		return nil
+	}
+	_, err := c.request(ctx, "logging/setLevel", map[string]any{"level": level}, nil)
+	return err
+}
+
+// errNoSubscribe: 2026-07-28 replaced resources/subscribe with
+// subscriptions/listen.
+var errNoSubscribe = errors.New("client: 2026-07-28 has no resources/subscribe (it has subscriptions/listen)")
+
+// Subscribe asks for notifications/resources/updated of uri (legacy
+// revisions; to Options.OnResourceUpdated).
+func (c *Client) Subscribe(ctx context.Context, uri string) error {
+	if c.modern {
+		return errNoSubscribe
+	}
+	_, err := c.request(ctx, "resources/subscribe", map[string]any{"uri": uri}, nil)
+	return err
+}
+
+// Unsubscribe ends a Subscribe.
+func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
+	if c.modern {
+		return errNoSubscribe
+	}
+	_, err := c.request(ctx, "resources/unsubscribe", map[string]any{"uri": uri}, nil)
+	return err
+}

@@ -1,0 +1,107 @@
+package client
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+// Defaults of Options.
+const (
+	// DefaultTimeout bounds one request, unless its context ends sooner.
+	DefaultTimeout = 60 * time.Second
+	// DefaultProbeTimeout bounds the server/discover probe of automatic
+	// negotiation: a legacy server may leave an unknown request
+	// unanswered, and then the client goes on with initialize.
+	DefaultProbeTimeout = 5 * time.Second
+	// DefaultMaxPages bounds the pages one List call follows.
+	DefaultMaxPages = 1000
+	// DefaultMaxInputRounds bounds the input_required rounds of one
+	// request on 2026-07-28.
+	DefaultMaxInputRounds = 16
+)
+
+// Options configure a Client. The zero value (or nil) means the defaults.
+type Options struct {
+	// Info names the client to the server; default polymcp-client.
+	Info spec.Implementation
+	// Revision pins the protocol revision (one of spec.Revisions). Empty:
+	// negotiate, preferring 2026-07-28.
+	Revision string
+	// Timeout bounds each request; DefaultTimeout when 0.
+	Timeout time.Duration
+	// ProbeTimeout bounds the server/discover probe; DefaultProbeTimeout
+	// when 0.
+	ProbeTimeout time.Duration
+	// MaxPages bounds the pages a List call follows; DefaultMaxPages when 0.
+	MaxPages int
+	// MaxInputRounds bounds a request's input_required rounds;
+	// DefaultMaxInputRounds when 0.
+	MaxInputRounds int
+
+	// The client's answers to the server's questions. Each one set is
+	// declared as a capability (roots, sampling, elicitation); a question
+	// without a handler is answered with method not found. They run on
+	// goroutines of their own, with a context that ends when the server
+	// cancels the question or the client closes.
+	Sampling    func(ctx context.Context, p *spec.CreateMessageParams) (*spec.CreateMessageResult, error)
+	Elicitation func(ctx context.Context, p *spec.ElicitParams) (*spec.ElicitResult, error)
+	Roots       func(ctx context.Context) ([]spec.Root, error)
+
+	// Notification callbacks. They run on the goroutine that reads the
+	// connection, in the order the server sent the notifications, so
+	// they must return quickly.
+	OnLog              func(spec.LoggingMessageParams)
+	OnToolsChanged     func()
+	OnPromptsChanged   func()
+	OnResourcesChanged func()
+	OnResourceUpdated  func(uri string)
+
+	// Logger receives the client's own diagnostics (a message it could
+	// not decode, an answer to an abandoned request); nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults returns a copy of o with every zero field defaulted.
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Info.Name == "" {
+		r.Info = spec.Implementation{Name: "polymcp-client", Version: "0.1.0"}
+	}
+	if r.Timeout <= 0 {
+		r.Timeout = DefaultTimeout
+	}
+	if r.ProbeTimeout <= 0 {
+		r.ProbeTimeout = DefaultProbeTimeout
+	}
+	if r.MaxPages <= 0 {
+		r.MaxPages = DefaultMaxPages
+	}
+	if r.MaxInputRounds <= 0 {
+		r.MaxInputRounds = DefaultMaxInputRounds
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	return r
+}
+
+// capabilities are the client capabilities the handlers of o declare.
+func (o *Options) capabilities() spec.ClientCapabilities {
+	var c spec.ClientCapabilities
+	if o.Roots != nil {
+		c.Roots = []byte(`{}`)
+	}
+	if o.Sampling != nil {
+		c.Sampling = []byte(`{}`)
+	}
+	if o.Elicitation != nil {
+		c.Elicitation = []byte(`{}`)
+	}
+	return c
+}

@@ -1,0 +1,156 @@
+package streamhttp
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"math"
+	"strconv"
+	"time"
+)
+
+// sseEvent is one event of a text/event-stream.
+type sseEvent struct {
+	name string
+	data []byte // valid until the next call of next
+}
+
+// isMessage reports whether ev is a "message" event (the default type)
+// with data: the only kind that carries MCP messages. Priming events have
+// empty data; other types belong to other protocols.
+func (ev sseEvent) isMessage() bool {
+	return len(ev.data) > 0 && (ev.name == "" || ev.name == "message")
+}
+
+// sseCursor is where a stream can be resumed from: the last event id and
+// the reconnection delay the server asked for. It outlives one response.
+type sseCursor struct {
+	lastID string
+	retry  time.Duration // 0: the client's default
+}
+
+// sseReader reads the events of a text/event-stream after the HTML
+// standard's parsing rules (lines end at CRLF, LF or CR; one space after
+// the colon is dropped; comments and unknown fields are ignored; an event
+// is dispatched at a blank line when it has data). One event's data, and
+// one line, are bounded by max bytes.
+type sseReader struct {
+	r   *bufio.Reader
+	max int64
+	*sseCursor
+
+	line, data []byte
+	// id is the last id field read; it becomes the cursor's lastID at the
+	// end of its event, so that an event cut short is not skipped.
+	id string
+	// afterCR is set when the last line ended with CR: an LF that follows
+	// belongs to the same line end. Waiting for it instead would hold an
+	// event until the server sends more.
+	afterCR bool
+}
+
+func newSSEReader(r io.Reader, max int64, cur *sseCursor) *sseReader {
+	return &sseReader{r: bufio.NewReader(r), max: max, sseCursor: cur, id: cur.lastID}
+}
+
+// lineOverhead is what a line holds besides its value: a line is at most
+// max bytes of value plus the longest field name and ": ".
+const lineOverhead = int64(len("retry: "))
+
+// next returns the next dispatched event. A stream that ends in the middle
+// of an event does not dispatch it: the error is then io.EOF or the read's.
+func (s *sseReader) next() (sseEvent, error) {
+	var ev sseEvent
+	s.data = s.data[:0]
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return sseEvent{}, err
+		}
+		if len(line) == 0 {
+			s.lastID = s.id
+			if ev.data != nil {
+				ev.data = s.data[:len(s.data)-1] // the LF after the last data line
+				return ev, nil
+			}
+			ev.name = ""
+			continue
+		}
+		name, value := splitField(line)
+		switch string(name) {
+		case "data":
+			if int64(len(s.data)+len(value)) > s.max {
+				return sseEvent{}, ErrMessageTooLarge
+			}
+			s.data = append(append(s.data, value...), '\n')
+			ev.data = s.data
+		case "event":
+			ev.name = string(value)
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				s.id = string(value)
+			}
+		case "retry":
+			if d, ok := parseRetry(value); ok {
+				s.retry = d
+			}
+		}
+	}
+}
+
+// splitField splits a line at its first colon; one space after the colon
+// is not part of the value. A comment (a line starting with a colon) has
+// an empty name, which no field has.
+func splitField(line []byte) (name, value []byte) {
+	name, value, _ = bytes.Cut(line, []byte{':'})
+	return name, bytes.TrimPrefix(value, []byte{' '})
+}
+
+// parseRetry reads a retry field: ASCII digits only, in milliseconds.
+func parseRetry(v []byte) (time.Duration, bool) {
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	ms, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || ms > math.MaxInt64/int64(time.Millisecond) {
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// readLine returns the next line without its end. It reads what the
+// buffer holds at once rather than byte by byte.
+func (s *sseReader) readLine() ([]byte, error) {
+	s.line = s.line[:0]
+	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, err
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		if s.afterCR {
+			s.afterCR = false
+			if buf[0] == '\n' {
+				_, _ = s.r.Discard(1)
+				continue
+			}
+		}
+		i := bytes.IndexAny(buf, "\r\n")
+		n := i
+		if i < 0 {
+			n = len(buf)
+		}
+		if int64(len(s.line)+n) > s.max+lineOverhead {
+			return nil, ErrMessageTooLarge
+		}
+		s.line = append(s.line, buf[:n]...)
+		if i < 0 {
+			_, _ = s.r.Discard(n)
+			continue
+		}
+		s.afterCR = buf[i] == '\r'
+		_, _ = s.r.Discard(i + 1)
+		return s.line, nil
+	}
+}

@@ -29,8 +29,10 @@ $(BIN): FORCE
 
 FORCE:
 
-demo: build ## the main job: serve the everything example and call it with the client
+demo: build ## the main job: serve the everything example (Go, then the Python and Node bindings' own) and call it with polymcp's client
 	$(BIN) demo
+	PYTHONPATH=$(PY_SRC) $(BIN) demo --server '$(PY_FIXTURE)'
+	$(BIN) demo --server '$(NODE_FIXTURE)'
 
 test: test-go test-race test-fuzz test-capi test-python test-node test-bench conformance ## run every test (Go, race, fuzz, C ABI, Python, Node, the benchmark tools, conformance)
 

@@ -26,6 +26,13 @@ type sumOut struct {
 
 func newServer(t *testing.T) *mcp.Server {
 	t.Helper()
+	s := testServer()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// testServer is newServer's server, for a child process with no test.
+func testServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text"},
 		func(_ context.Context, _ *mcp.Request, in echoIn) (string, error) { return in.Text, nil })
@@ -38,7 +45,6 @@ func newServer(t *testing.T) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails"},
 		func(context.Context, *mcp.Request, struct{}) (string, error) { return "", errors.New("it broke") })
-	t.Cleanup(s.Close)
 	return s
 }
 

@@ -2,6 +2,7 @@
 //
 //	polymcp everything          serve the everything example over stdio
 //	polymcp demo                run the everything example and call it as a client
+//	polymcp list|call|read      talk to any MCP server as a client
 //	polymcp version             print the version and the protocol revisions
 package main
 
@@ -29,6 +30,11 @@ Usage:
                               free one; the URL is printed on stderr
   polymcp demo                start "polymcp everything" and call it as a client
       --server "CMD ARGS"     call this stdio server instead
+  polymcp list [--json]                       list a server's tools, resources, templates, prompts
+  polymcp call [--json] TOOL ['{"k":"v"}']   call a tool; print its content (status 1 on a tool error)
+  polymcp read [--json] URI                  read a resource; print its text
+      each names its server last: --http URL, or -- COMMAND ARGS... (a stdio server);
+      --revision REV pins a protocol revision (default: negotiate), --timeout D bounds a request
   polymcp version             print the version and the protocol revisions
   polymcp help                print this text
 `
@@ -55,6 +61,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = serveEverything(ctx, args[1:], logger)
 	case "demo":
 		err = demo(ctx, args[1:], stdout)
+	case "list":
+		err = list(ctx, args[1:], stdout)
+	case "call":
+		err = callTool(ctx, args[1:], stdout)
+	case "read":
+		err = read(ctx, args[1:], stdout)
 	case "version", "--version":
 		printVersion(stdout)
 	case "help", "-h", "--help":

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,6 +33,12 @@ func TestRunUsage(t *testing.T) {
 		{"unknown flag", []string{"everything", "--nope"}, 2, "", "flag provided but not defined"},
 		{"help of everything", []string{"everything", "-h"}, 0, "--http HOST:PORT", ""},
 		{"help of demo", []string{"demo", "--help"}, 0, "--server", ""},
+		{"list without a server", []string{"list"}, 2, "", "name the server: --http URL"},
+		{"two servers", []string{"call", "--http", "http://127.0.0.1:1/mcp", "echo", "--", "x"}, 2, "", "not both"},
+		{"call without a tool", []string{"call", "--", "x"}, 2, "", "usage: polymcp call"},
+		{"call with bad JSON", []string{"call", "echo", "{", "--", "x"}, 2, "", "the arguments are not JSON"},
+		{"read without a URI", []string{"read", "--", "x"}, 2, "", "usage: polymcp read"},
+		{"help of call", []string{"call", "-h"}, 0, "polymcp call", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -38,29 +49,136 @@ func TestRunUsage(t *testing.T) {
 	}
 }
 
-// TestDemo builds the command and runs the demo end to end: the binary
-// serves itself over stdio and the client half checks each answer.
-func TestDemo(t *testing.T) {
+// builtDir holds the binary built, once, for the tests that run it.
+var builtDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
+
+var built = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "polymcp-cmd-test")
+	if err != nil {
+		return "", err
+	}
+	builtDir = dir
+	bin := filepath.Join(dir, "polymcp")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	return bin, build.Run()
+})
+
+func binary(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "polymcp")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
-	out, err := exec.Command(bin, "demo").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	for _, want := range []string{
+	bin, err := built()
+	require.NoError(t, err)
+	return bin
+}
+
+// serveHTTP starts "polymcp everything --http 127.0.0.1:0" and returns its
+// URL; the server is stopped when the test ends.
+func serveHTTP(t *testing.T, bin string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "everything", "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/mcp`)
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if u := url.FindString(sc.Text()); u != "" {
+			go func() { _, _ = io.Copy(io.Discard, stderr) }()
+			return u
+		}
+	}
+	t.Fatal("the server printed no URL")
+	return ""
+}
+
+// TestDemo builds the command and runs the demo end to end, over stdio
+// (the binary serves itself) and over Streamable HTTP: polymcp's client
+// calls the everything example in both eras.
+func TestDemo(t *testing.T) {
+	bin := binary(t)
+	want := []string{
 		"polymcp-everything 0.1.0 speaks 2025-11-25",
 		`← "hello, polymcp"`,
 		"progress 200/200",
 		`← "slept"`,
 		`"This is the content of the static text resource."`,
 		`"Prompt with arguments: arg1='hello', arg2='world'"`,
-		"supportedVersions [2026-07-28]",
+		`← "LLM response: Hello from the client's model"`,
+		"polymcp-everything 0.1.0 speaks 2026-07-28",
 		`← "stateless hello"`,
-		"the server exited with status 0",
-	} {
-		assert.Contains(t, string(out), want)
+		`the server asks the user: "Who is calling?"`,
+		`demo@example.com`,
+	}
+	t.Run("stdio", func(t *testing.T) {
+		out, err := exec.Command(bin, "demo").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		for _, w := range append(want, "the server exited with status 0") {
+			assert.Contains(t, string(out), w)
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		out, err := exec.Command(bin, "demo", "--http", serveHTTP(t, bin)).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		for _, w := range want {
+			assert.Contains(t, string(out), w)
+		}
+	})
+}
+
+// TestClientCommands runs list, call and read against the everything
+// example over stdio and HTTP, in the negotiated and a pinned revision.
+func TestClientCommands(t *testing.T) {
+	bin := binary(t)
+	url := serveHTTP(t, bin)
+	for _, server := range [][]string{{"--http", url}, {"--", bin, "everything"}} {
+		for _, rev := range []string{"", "2024-11-05"} {
+			t.Run(server[0]+"/"+rev, func(t *testing.T) {
+				run := func(code int, args ...string) string {
+					t.Helper()
+					full := append([]string{args[0], "--revision=" + rev}, args[1:]...)
+					if server[0] == "--http" {
+						full = append(full[:2], append(server, full[2:]...)...)
+					} else {
+						full = append(full, server...)
+					}
+					cmd := exec.Command(bin, full...)
+					var stderr bytes.Buffer
+					cmd.Stderr = &stderr
+					out, err := cmd.Output()
+					got := 0
+					var exit *exec.ExitError
+					if errors.As(err, &exit) {
+						got = exit.ExitCode()
+					} else {
+						require.NoError(t, err)
+					}
+					require.Equal(t, code, got, "polymcp %v: %s%s", full, out, stderr.Bytes())
+					return string(out)
+				}
+				assert.Contains(t, run(0, "list"), "tool      echo ")
+				assert.Contains(t, run(0, "list"), "resource  test://static-text")
+				assert.Equal(t, "héllo\n", run(0, "call", "echo", `{"text":"héllo"}`))
+				assert.Contains(t, run(0, "call", "--json", "echo", `{"text":"x"}`), `"text": "x"`)
+				assert.Contains(t, run(1, "call", "test_error_handling"), "intentionally returns an error")
+				assert.Equal(t, "This is the content of the static text resource.\n", run(0, "read", "test://static-text"))
+				assert.Contains(t, run(0, "call", "sleep", `{"ms":40}`), "… progress 40/40")
+				run(1, "read", "test://nothing")
+			})
+		}
 	}
 }

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/polymcp/polymcp/client"
+	"github.com/polymcp/polymcp/core/spec"
+	"github.com/polymcp/polymcp/transport"
+	"github.com/polymcp/polymcp/transport/stdio"
+	"github.com/polymcp/polymcp/transport/streamhttp"
+)
+
+// target is the server a client command talks to: a Streamable HTTP URL,
+// or a command line served over stdio.
+type target struct {
+	url      string
+	command  []string
+	revision string
+	timeout  time.Duration
+}
+
+// flags registers the flags naming a target on fs.
+func (t *target) flags(fs *flag.FlagSet) {
+	fs.StringVar(&t.url, "http", "", "the server's Streamable HTTP URL")
+	fs.StringVar(&t.revision, "revision", "", "pin a protocol revision (default: negotiate, preferring 2026-07-28)")
+	fs.DurationVar(&t.timeout, "timeout", client.DefaultTimeout, "bound on each request")
+}
+
+// parse reads args: flags and the command's own arguments in any order,
+// then, after "--", the server's command line. It returns the command's
+// arguments.
+func (t *target) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	own, server := args, []string(nil)
+	for i, a := range args {
+		if a == "--" {
+			own, server = args[:i], args[i+1:]
+			break
+		}
+	}
+	var positional []string
+	for {
+		if err := fs.Parse(own); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError(err.Error())
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		own = fs.Args()[1:]
+	}
+	t.command = server
+	switch {
+	case t.url != "" && len(t.command) > 0:
+		return nil, usageError("give --http URL or -- COMMAND, not both")
+	case t.url == "" && len(t.command) == 0:
+		return nil, usageError("name the server: --http URL, or -- COMMAND ARGS... for a stdio server")
+	}
+	return positional, nil
+}
+
+// dial opens the conn: an HTTP one, or the stdio of a started process.
+func (t *target) dial(ctx context.Context) (transport.ClientConn, error) {
+	if t.url != "" {
+		return streamhttp.Dial(t.url, nil)
+	}
+	p, err := stdio.Start(context.WithoutCancel(ctx), exec.Command(t.command[0], t.command[1:]...))
+	if err != nil {
+		return nil, err
+	}
+	return p.Conn(), nil
+}
+
+// connect dials and negotiates; o may be nil.
+func (t *target) connect(ctx context.Context, o *client.Options) (*client.Client, error) {
+	conn, err := t.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return t.negotiate(ctx, conn, o)
+}
+
+// negotiate connects a client over conn with the target's settings.
+func (t *target) negotiate(ctx context.Context, conn transport.ClientConn, o *client.Options) (*client.Client, error) {
+	opts := client.Options{}
+	if o != nil {
+		opts = *o
+	}
+	opts.Info = spec.Implementation{Name: "polymcp", Version: mcpVersion()}
+	opts.Revision, opts.Timeout = t.revision, t.timeout
+	return client.Connect(ctx, conn, &opts)
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(out io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s\n", b)
+	return err
+}
+
+// stderrLogger prints the server's log messages on stderr.
+func stderrLogger(p spec.LoggingMessageParams) {
+	data, _ := json.Marshal(p.Data)
+	fmt.Fprintf(os.Stderr, "server log %s %s: %s\n", p.Level, p.Logger, data)
+}
+
+// oneLine shortens s to one line of at most n bytes, for listings.
+func oneLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > n {
+		s = s[:n-1] + "…"
+	}
+	return s
+}

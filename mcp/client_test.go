@@ -1,0 +1,60 @@
+package mcp_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/mcp"
+)
+
+// serveEnv makes the test binary serve newServer's tools over stdio, for
+// ConnectCommand.
+const serveEnv = "POLYMCP_MCP_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) != "" {
+		s := testServer()
+		if err := s.ServeStdio(context.Background(), nil); err != nil {
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// The client's three ways in reach the same typed tools.
+func TestClient(t *testing.T) {
+	ctx := context.Background()
+	connect := map[string]func(t *testing.T) (*mcp.Client, error){
+		"in process": func(t *testing.T) (*mcp.Client, error) { return newServer(t).ConnectClient(ctx, nil) },
+		"command": func(t *testing.T) (*mcp.Client, error) {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), serveEnv+"=1")
+			return mcp.ConnectCommand(ctx, cmd, nil)
+		},
+		"http": func(t *testing.T) (*mcp.Client, error) {
+			l, err := newServer(t).ListenHTTP(ctx, "127.0.0.1:0", nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { l.Close() })
+			return mcp.ConnectHTTP(ctx, l.URL(), &mcp.ClientOptions{Revision: "2025-06-18"})
+		},
+	}
+	for name, open := range connect {
+		t.Run(name, func(t *testing.T) {
+			c, err := open(t)
+			require.NoError(t, err)
+			defer c.Close()
+			r, err := c.CallTool(ctx, "sum", map[string]int{"a": 2, "b": 3})
+			require.NoError(t, err)
+			assert.Equal(t, map[string]any{"sum": float64(5)}, r.StructuredContent)
+			r, err = c.CallTool(ctx, "fail", nil)
+			require.NoError(t, err)
+			assert.True(t, r.IsError)
+		})
+	}
+}

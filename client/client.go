@@ -36,7 +36,11 @@ type Client struct {
 	instructions string
 
 	nextID atomic.Int64
-	mu     sync.Mutex
+	// session counts the legacy sessions initialized; reinit holds
+	// re-initializing to one request at a time.
+	session atomic.Uint64
+	reinit  sync.Mutex
+	mu      sync.Mutex
 	// pending are the requests awaiting an answer, by id.
 	pending map[int64]chan answer
 	// progress routes notifications/progress to a call, by token.
@@ -110,8 +114,46 @@ func (c *Client) Err() error {
 
 // request sends method with params and returns the raw result. params is
 // a JSON object's members (without _meta) or nil; meta members are added
-// to its _meta, after the revision's own on 2026-07-28.
+// to its _meta, after the revision's own on 2026-07-28. A request whose
+// legacy session the server has ended is sent again in a new one.
 func (c *Client) request(ctx context.Context, method string, params map[string]any, meta spec.Meta) ([]byte, error) {
+	session := c.session.Load()
+	raw, err := c.requestOnce(ctx, method, params, meta)
+	if err == nil || !errors.Is(err, transport.ErrSessionExpired) || c.modern || method == "initialize" {
+		return raw, err
+	}
+	if err := c.renewSession(ctx, session); err != nil {
+		return nil, err
+	}
+	return c.requestOnce(ctx, method, params, meta)
+}
+
+// renewSession initializes a new legacy session in the revision of the
+// first, unless another request already did since session.
+func (c *Client) renewSession(ctx context.Context, session uint64) error {
+	c.reinit.Lock()
+	defer c.reinit.Unlock()
+	if c.session.Load() != session {
+		return nil
+	}
+	c.o.Logger.Info("client: the server ended the session; initializing a new one")
+	raw, err := c.requestOnce(ctx, "initialize", c.initializeParams(c.revision), nil)
+	if err != nil {
+		return fmt.Errorf("client: initialize again: %w", err)
+	}
+	var r spec.InitializeResult
+	if err := jsonrpc.UnmarshalOwned(raw, &r); err != nil {
+		return fmt.Errorf("client: bad initialize result: %w", err)
+	}
+	if r.ProtocolVersion != c.revision {
+		return &UnsupportedVersionError{Requested: c.revision, Supported: []string{r.ProtocolVersion}}
+	}
+	c.session.Add(1)
+	return c.notify(ctx, "notifications/initialized", nil)
+}
+
+// requestOnce is request without the renewal of an ended session.
+func (c *Client) requestOnce(ctx context.Context, method string, params map[string]any, meta spec.Meta) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	id := c.nextID.Add(1)

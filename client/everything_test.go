@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/polymcp/polymcp/examples/everything"
 	"github.com/polymcp/polymcp/transport"
 	"github.com/polymcp/polymcp/transport/stdio"
+	"github.com/polymcp/polymcp/transport/streamhttp"
 )
 
 // serverEnv makes the test binary the everything server over stdio, for
@@ -41,6 +43,16 @@ var dialers = map[string]func(t *testing.T) transport.ClientConn{
 		srv := everything.New(nil)
 		t.Cleanup(srv.Close)
 		return srv.Connect().Conn()
+	},
+	"http": func(t *testing.T) transport.ClientConn {
+		srv := everything.New(nil)
+		t.Cleanup(srv.Close)
+		l, err := srv.ListenHTTP(context.Background(), "127.0.0.1:0", nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { l.Close() })
+		conn, err := streamhttp.Dial(l.URL(), nil)
+		require.NoError(t, err)
+		return conn
 	},
 	"stdio": func(t *testing.T) transport.ClientConn {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -242,4 +254,33 @@ func TestServerGone(t *testing.T) {
 	<-c.Done()
 	_, err = c.CallTool(context.Background(), "echo", map[string]any{"text": "x"})
 	assert.ErrorIs(t, err, client.ErrClosed)
+}
+
+// TestSessionRenewed: a legacy session the server ends (Streamable HTTP
+// answers 404) is initialized anew and the request sent again.
+func TestSessionRenewed(t *testing.T) {
+	conn := dialers["http"](t)
+	c, err := client.Connect(context.Background(), conn, &client.Options{Revision: spec.Rev20250618})
+	require.NoError(t, err)
+	defer c.Close()
+	hc := conn.(*streamhttp.ClientConn)
+	first := hc.SessionID()
+	require.NotEmpty(t, first)
+	for range 2 {
+		// End the session behind the client's back, as a server restart would.
+		req, err := http.NewRequest(http.MethodDelete, hc.URL(), nil)
+		require.NoError(t, err)
+		req.Header.Set("Mcp-Session-Id", hc.SessionID())
+		req.Header.Set("Mcp-Protocol-Version", spec.Rev20250618)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+
+		r, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "again"})
+		require.NoError(t, err)
+		assert.Equal(t, "again", textOf(t, r))
+		assert.NotEqual(t, first, hc.SessionID())
+		first = hc.SessionID()
+	}
 }

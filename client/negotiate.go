@@ -93,8 +93,7 @@ func (c *Client) discover(ctx context.Context) error {
 // initialize runs the legacy handshake asking for rev; the server may
 // answer with another revision, which must be one the client speaks.
 func (c *Client) initialize(ctx context.Context, rev string) error {
-	params := map[string]any{"protocolVersion": rev, "capabilities": c.caps, "clientInfo": c.o.Info}
-	raw, err := c.request(ctx, "initialize", params, nil)
+	raw, err := c.request(ctx, "initialize", c.initializeParams(rev), nil)
 	if err != nil {
 		return fmt.Errorf("client: initialize: %w", err)
 	}
@@ -108,6 +107,11 @@ func (c *Client) initialize(ctx context.Context, rev string) error {
 	c.revision = r.ProtocolVersion
 	c.serverInfo, c.serverCaps, c.instructions = r.ServerInfo, r.Capabilities, r.Instructions
 	return c.notify(ctx, "notifications/initialized", nil)
+}
+
+// initializeParams are the params of initialize asking for rev.
+func (c *Client) initializeParams(rev string) map[string]any {
+	return map[string]any{"protocolVersion": rev, "capabilities": c.caps, "clientInfo": c.o.Info}
 }
 
 // supportedOf reads data.supported of a -32022 error.

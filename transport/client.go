@@ -46,3 +46,8 @@ func (e *RequestError) Error() string {
 }
 
 func (e *RequestError) Unwrap() error { return e.Err }
+
+// ErrSessionExpired is wrapped by the error of a request the server
+// refused because its legacy session is gone (Streamable HTTP's 404): the
+// client initializes a new session and sends the request again.
+var ErrSessionExpired = errors.New("transport: session expired")

@@ -23,8 +23,8 @@ const DefaultMaxMessageBytes = 64 << 20
 
 // ErrSessionExpired is the error of a request that carried a legacy
 // session id and got 404: the server ended the session. The conn forgets
-// the id; the client initializes again.
-var ErrSessionExpired = errors.New("streamhttp: session expired (HTTP 404): initialize again")
+// the id; the client initializes again. It wraps transport.ErrSessionExpired.
+var ErrSessionExpired = fmt.Errorf("streamhttp: HTTP 404 to a request of the session: %w", transport.ErrSessionExpired)
 
 // ErrNoAnswer is the error of a request whose reply ended before its
 // answer: a stream cut at 2026-07-28 (the request is lost; re-issue it with
@@ -174,6 +174,9 @@ func newHTTPClient() *http.Client {
 		ExpectContinueTimeout: time.Second,
 	}}
 }
+
+// URL returns the endpoint the conn posts to.
+func (c *ClientConn) URL() string { return c.url }
 
 // SessionID returns the legacy session's id, "" when there is none.
 func (c *ClientConn) SessionID() string {

@@ -21,6 +21,9 @@ const (
 	// DefaultMaxInputRounds bounds the input_required rounds of one
 	// request on 2026-07-28.
 	DefaultMaxInputRounds = 16
+	// DefaultMaxQuestions bounds the server's questions (legacy
+	// server-to-client requests) answered at once; one more is refused.
+	DefaultMaxQuestions = 64
 )
 
 // Options configure a Client. The zero value (or nil) means the defaults.
@@ -40,6 +43,10 @@ type Options struct {
 	// MaxInputRounds bounds a request's input_required rounds;
 	// DefaultMaxInputRounds when 0.
 	MaxInputRounds int
+	// MaxQuestions bounds the server's questions answered at once;
+	// DefaultMaxQuestions when 0. One more is answered with an error
+	// (-32603, "too many requests in flight") at once.
+	MaxQuestions int
 
 	// The client's answers to the server's questions. Each one set is
 	// declared as a capability (roots, sampling, elicitation); a question
@@ -84,6 +91,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.MaxInputRounds <= 0 {
 		r.MaxInputRounds = DefaultMaxInputRounds
+	}
+	if r.MaxQuestions <= 0 {
+		r.MaxQuestions = DefaultMaxQuestions
 	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)

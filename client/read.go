@@ -126,8 +126,16 @@ func tokenKey(token any) string {
 func (c *Client) question(msg jsonrpc.Message) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
-	c.asked[msg.ID] = cancel
+	busy := len(c.asked) >= c.o.MaxQuestions
+	if !busy {
+		c.asked[msg.ID] = cancel
+	}
 	c.mu.Unlock()
+	if busy {
+		cancel()
+		go c.reply(msg, nil, errTooManyQuestions) // an HTTP answer waits for its 202
+		return
+	}
 	params := append([]byte(nil), msg.Params...)
 	go func() {
 		defer func() {
@@ -140,16 +148,24 @@ func (c *Client) question(msg jsonrpc.Message) {
 		if ctx.Err() != nil {
 			return // cancelled by the server, or the client closed: no answer
 		}
-		var reply []byte
-		if err != nil {
-			reply = jsonrpc.AppendError(nil, msg.ID, wireError(err))
-		} else {
-			reply = jsonrpc.AppendResponse(nil, msg.ID, result)
-		}
-		if err := c.conn.Send(c.ctx, reply); err != nil {
-			c.o.Logger.Debug("client: answering the server", "method", msg.Method, "err", err)
-		}
+		c.reply(msg, result, err)
 	}()
+}
+
+// errTooManyQuestions refuses a question over Options.MaxQuestions.
+var errTooManyQuestions = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "too many requests in flight"}
+
+// reply answers the server's question msg with result or err.
+func (c *Client) reply(msg jsonrpc.Message, result []byte, err error) {
+	var answer []byte
+	if err != nil {
+		answer = jsonrpc.AppendError(nil, msg.ID, wireError(err))
+	} else {
+		answer = jsonrpc.AppendResponse(nil, msg.ID, result)
+	}
+	if err := c.conn.Send(c.ctx, answer); err != nil {
+		c.o.Logger.Debug("client: answering the server", "method", msg.Method, "err", err)
+	}
 }
 
 // questionCancelled cancels the answering of a question the server has

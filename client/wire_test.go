@@ -390,6 +390,20 @@ func TestQuestions(t *testing.T) {
 	s.quiet()
 }
 
+// A question over MaxQuestions is refused at once.
+func TestTooManyQuestions(t *testing.T) {
+	release := make(chan struct{})
+	s, _ := legacy(t, &Options{MaxQuestions: 1, Roots: func(ctx context.Context) ([]spec.Root, error) {
+		<-release
+		return nil, nil
+	}}, `{"roots":{}}`)
+	s.say(`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`)
+	s.say(`{"jsonrpc":"2.0","id":2,"method":"roots/list"}`)
+	s.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"too many requests in flight"}}`)
+	close(release)
+	s.expect(`{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}`)
+}
+
 // Notifications reach their callbacks in order.
 func TestNotifications(t *testing.T) {
 	var mu sync.Mutex

@@ -48,6 +48,9 @@ type Client struct {
 	// asked are the server's questions being answered (legacy), by id, to
 	// cancel them.
 	asked    map[jsonrpc.ID]context.CancelFunc
+	// acks are the subscriptions/listen requests awaiting their
+	// acknowledgement, by id.
+	acks     map[int64]chan ListenFilter
 	logLevel spec.LoggingLevel // sent in _meta on 2026-07-28
 	err      error             // why the connection ended, once it has
 
@@ -67,6 +70,7 @@ type answer struct {
 func Connect(ctx context.Context, conn transport.ClientConn, o *Options) (*Client, error) {
 	c := &Client{conn: conn, o: o.withDefaults(), pending: map[int64]chan answer{},
 		progress: map[string]func(spec.ProgressParams){}, asked: map[jsonrpc.ID]context.CancelFunc{},
+		acks: map[int64]chan ListenFilter{},
 		done: make(chan struct{})}
 	c.caps = c.o.capabilities()
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -157,6 +161,15 @@ func (c *Client) requestOnce(ctx context.Context, method string, params map[stri
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	id := c.nextID.Add(1)
+	ch, err := c.start(ctx, id, method, params, meta)
+	if err != nil {
+		return nil, err
+	}
+	return c.wait(ctx, id, ch)
+}
+
+// start sends request id; its answer will come on the channel.
+func (c *Client) start(ctx context.Context, id int64, method string, params map[string]any, meta spec.Meta) (chan answer, error) {
 	frame, err := c.encodeRequest(id, method, params, meta)
 	if err != nil {
 		return nil, err
@@ -169,6 +182,11 @@ func (c *Client) requestOnce(ctx context.Context, method string, params map[stri
 		c.unregister(id)
 		return nil, fmt.Errorf("client: send %s: %w", method, err)
 	}
+	return ch, nil
+}
+
+// wait returns request id's answer, or abandons the request when ctx ends.
+func (c *Client) wait(ctx context.Context, id int64, ch chan answer) ([]byte, error) {
 	select {
 	case a := <-ch:
 		return a.result, a.err

@@ -284,3 +284,38 @@ func TestSessionRenewed(t *testing.T) {
 		first = hc.SessionID()
 	}
 }
+
+// TestListen: a 2026-07-28 subscription is acknowledged, its notifications
+// reach the callbacks, and Close ends it.
+func TestListen(t *testing.T) {
+	for name := range dialers {
+		t.Run(name, func(t *testing.T) {
+			changed := make(chan struct{}, 4)
+			o := &client.Options{OnToolsChanged: func() { changed <- struct{}{} }}
+			c, err := client.Connect(context.Background(), dialers[name](t), o)
+			require.NoError(t, err)
+			defer c.Close()
+			ctx := context.Background()
+			sub, err := c.Listen(ctx, client.ListenFilter{ToolsListChanged: true})
+			require.NoError(t, err)
+			assert.True(t, sub.Honoured.ToolsListChanged)
+			_, err = c.CallTool(ctx, "test_trigger_tool_change", nil)
+			require.NoError(t, err)
+			select {
+			case <-changed:
+			case <-time.After(5 * time.Second):
+				t.Fatal("no notifications/tools/list_changed")
+			}
+			sub.Close()
+			assert.ErrorIs(t, sub.Err(), context.Canceled)
+			r, err := c.CallTool(ctx, "echo", map[string]any{"text": "after"})
+			require.NoError(t, err)
+			assert.Equal(t, "after", textOf(t, r))
+		})
+	}
+	t.Run("legacy", func(t *testing.T) {
+		c := connect(t, "memory", spec.Rev20251125)
+		_, err := c.Listen(context.Background(), client.ListenFilter{ToolsListChanged: true})
+		assert.ErrorContains(t, err, "legacy servers send list_changed unasked")
+	})
+}

@@ -92,6 +92,8 @@ func (c *Client) notification(method string, params []byte) {
 		call(c.o.OnResourcesChanged)
 	case "notifications/cancelled":
 		c.questionCancelled(params)
+	case "notifications/subscriptions/acknowledged":
+		err = c.acknowledged(params)
 	}
 	if err != nil {
 		c.o.Logger.Warn("client: a notification with bad params", "method", method, "err", err)

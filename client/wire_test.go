@@ -492,3 +492,48 @@ func TestTransportFailures(t *testing.T) {
 	assert.ErrorIs(t, c.Err(), ErrClosed)
 	assert.ErrorIs(t, c.Ping(context.Background()), ErrClosed)
 }
+
+// subscriptions/listen (2026-07-28 basic/patterns/subscriptions): the
+// acknowledgement, matched by its subscriptionId, ends Listen; the
+// subscription's notifications reach the callbacks; Close cancels it.
+func TestListenWire(t *testing.T) {
+	updated := make(chan string, 1)
+	s, c := modern(t, &Options{OnResourceUpdated: func(uri string) { updated <- uri }}, "{}")
+	var sub *Subscription
+	wait := callAsync(t, func() (err error) {
+		sub, err = c.Listen(context.Background(), ListenFilter{ResourcesListChanged: true, ResourceSubscriptions: []string{"test://a"}})
+		return err
+	})
+	s.expect(`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"polymcp-client","version":"0.1.0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},` +
+		`"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["test://a"]}}}`)
+	s.say(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourceSubscriptions":["test://a"]},` +
+		`"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}`)
+	require.NoError(t, wait())
+	assert.Equal(t, ListenFilter{ResourceSubscriptions: []string{"test://a"}}, sub.Honoured)
+	s.say(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a","_meta":{"io.modelcontextprotocol/subscriptionId":2}}}`)
+	assert.Equal(t, "test://a", <-updated)
+	sub.Close()
+	s.expect(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"subscription closed"}}`)
+	assert.ErrorIs(t, sub.Err(), context.Canceled)
+
+	// A server that ends a subscription gracefully answers the request.
+	wait = callAsync(t, func() (err error) { sub, err = c.Listen(context.Background(), ListenFilter{ToolsListChanged: true}); return err })
+	s.expect(`{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"polymcp-client","version":"0.1.0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},` +
+		`"notifications":{"toolsListChanged":true}}}`)
+	s.say(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},` +
+		`"_meta":{"io.modelcontextprotocol/subscriptionId":3}}}`)
+	require.NoError(t, wait())
+	s.say(`{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":3}}}`)
+	<-sub.Done()
+	assert.NoError(t, sub.Err())
+
+	// A server without subscriptions refuses the request.
+	wait = callAsync(t, func() error { _, err := c.Listen(context.Background(), ListenFilter{}); return err })
+	s.expect(`{"jsonrpc":"2.0","id":4,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"polymcp-client","version":"0.1.0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},` +
+		`"notifications":{}}}`)
+	s.say(`{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}`)
+	assert.ErrorContains(t, wait(), "Method not found")
+}

@@ -47,7 +47,7 @@ type Client struct {
 	progress map[string]func(spec.ProgressParams)
 	// asked are the server's questions being answered (legacy), by id, to
 	// cancel them.
-	asked    map[jsonrpc.ID]context.CancelFunc
+	asked map[jsonrpc.ID]context.CancelFunc
 	// acks are the subscriptions/listen requests awaiting their
 	// acknowledgement, by id.
 	acks     map[int64]chan ListenFilter

@@ -518,7 +518,10 @@ func TestListenWire(t *testing.T) {
 	assert.ErrorIs(t, sub.Err(), context.Canceled)
 
 	// A server that ends a subscription gracefully answers the request.
-	wait = callAsync(t, func() (err error) { sub, err = c.Listen(context.Background(), ListenFilter{ToolsListChanged: true}); return err })
+	wait = callAsync(t, func() (err error) {
+		sub, err = c.Listen(context.Background(), ListenFilter{ToolsListChanged: true})
+		return err
+	})
 	s.expect(`{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"polymcp-client","version":"0.1.0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},` +
 		`"notifications":{"toolsListChanged":true}}}`)

@@ -11,7 +11,7 @@ GOFLAGS   ?=
 # exceeded" on a loaded machine (go.dev/issue/75804, fixed in Go 1.27).
 FUZZTIME  ?= 30000x
 # Packages whose tests run with the race detector: the concurrent core.
-RACE_PKGS := ./core/... ./transport/... ./mcp/...
+RACE_PKGS := ./core/... ./transport/... ./mcp/... ./client/...
 
 .DEFAULT_GOAL := help
 .PHONY: help build test test-go test-race test-fuzz test-python test-node test-bench conformance bench demo clean
@@ -43,11 +43,11 @@ test-go: build ## gofmt, go vet (here, and for the other systems the Go packages
 	for os in darwin freebsd windows; do GOOS=$$os GOARCH=amd64 $(GO) vet ./... || exit 1; done
 	$(GO) test -count=1 ./...
 
-test-race: ## the core and transports under the race detector
+test-race: ## the core, the transports, the Go API and the client under the race detector
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
 test-fuzz: ## run every fuzz target of the main module briefly (FUZZTIME, default 30000x executions each)
-	@set -e; grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' core transport capi mcp cmd examples | \
+	@set -e; grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' core transport client capi mcp cmd examples | \
 	while IFS=: read -r file fn; do \
 		pkg=./$$(dirname $$file); fn=$${fn#func }; \
 		echo "fuzz $$pkg $$fn"; \

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
@@ -31,12 +32,20 @@ func (c *Client) fulfil(ctx context.Context, method string, params []byte) ([]by
 	case method == spec.MethodCreateMessage && c.o.Sampling != nil:
 		var p spec.CreateMessageParams
 		if err = unmarshalParams(params, &p); err == nil {
-			res, err = c.o.Sampling(ctx, &p)
+			var r *spec.CreateMessageResult
+			if r, err = c.o.Sampling(ctx, &p); err == nil && r == nil {
+				err = errNoResult
+			}
+			res = r
 		}
 	case method == spec.MethodElicit && c.o.Elicitation != nil:
 		var p spec.ElicitParams
 		if err = unmarshalParams(params, &p); err == nil {
-			res, err = c.o.Elicitation(ctx, &p)
+			var r *spec.ElicitResult
+			if r, err = c.o.Elicitation(ctx, &p); err == nil && r == nil {
+				err = errNoResult
+			}
+			res = r
 		}
 	default:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
@@ -46,6 +55,10 @@ func (c *Client) fulfil(ctx context.Context, method string, params []byte) ([]by
 	}
 	return jsonrpc.Marshal(res)
 }
+
+// errNoResult answers a question whose handler returned neither a result
+// nor an error.
+var errNoResult = errors.New("the client's handler gave no answer")
 
 func unmarshalParams(params []byte, v any) error {
 	if len(params) == 0 {

@@ -65,7 +65,21 @@ func (c *Client) negotiate(ctx context.Context) error {
 }
 
 // discover speaks 2026-07-28: server/discover, whose result must list it.
+// A -32022 that lists 2026-07-28 all the same (the server refused the
+// request's version header, say) gets one more try, since the versioning
+// rules have a client retry with a version the server lists.
 func (c *Client) discover(ctx context.Context) error {
+	err := c.discoverOnce(ctx)
+	var uv *UnsupportedVersionError
+	if errors.As(err, &uv) && slices.Contains(uv.Supported, modernRevision) {
+		c.o.Logger.Debug("client: server/discover refused a revision the server lists; asking again")
+		err = c.discoverOnce(ctx)
+	}
+	return err
+}
+
+// discoverOnce sends server/discover once.
+func (c *Client) discoverOnce(ctx context.Context) error {
 	c.revision, c.modern = modernRevision, true
 	raw, err := c.request(ctx, "server/discover", nil, nil)
 	if err != nil {

@@ -73,11 +73,14 @@ type ClientOptions struct {
 // ClientConn is the client's side of a Streamable HTTP endpoint: a
 // transport.ClientConn for both shapes of the transport. A request whose
 // params._meta names a protocolVersion is posted the 2026-07-28 way
-// (MCP-Protocol-Version, Mcp-Method and Mcp-Name headers; closing its reply
-// cancels it); any other message belongs to the legacy session that the
+// (MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, Mcp-Param-* for
+// the arguments a listed tool marks x-mcp-header; closing its reply cancels
+// it); any other message belongs to the legacy session that the
 // answer to initialize opened (Mcp-Session-Id, the negotiated
 // MCP-Protocol-Version, a GET stream, resumption with Last-Event-ID, DELETE
-// on Close).
+// on Close). The 2026-07-28 tools/list answers it carries lose the tools
+// whose x-mcp-header annotations are invalid, as SEP-2243 asks of an HTTP
+// client.
 //
 // Each request is one POST on a goroutine of its own; what its reply
 // carries is queued for Recv in arrival order. The queue is not bounded:
@@ -102,6 +105,9 @@ type ClientConn struct {
 	calls  map[jsonrpc.ID]*call
 	items  []item
 	wake   chan struct{}
+	// annotations are the x-mcp-header annotations of the tools the
+	// 2026-07-28 tools/list answers named, by tool: what tools/call mirrors.
+	annotations map[string][]paramHeader
 	// stopListen ends the GET stream, when one was opened.
 	stopListen context.CancelFunc
 }
@@ -145,7 +151,8 @@ func Dial(endpoint string, o *ClientOptions) (*ClientConn, error) {
 		return nil, errors.New("streamhttp: MaxMessageBytes is negative")
 	}
 	c := &ClientConn{url: endpoint, client: o.HTTPClient, header: http.Header{}, max: DefaultMaxMessageBytes,
-		log: o.Logger, calls: make(map[jsonrpc.ID]*call), wake: make(chan struct{}, 1)}
+		log: o.Logger, calls: make(map[jsonrpc.ID]*call), wake: make(chan struct{}, 1),
+		annotations: make(map[string][]paramHeader)}
 	for k, v := range o.Header {
 		c.header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
 	}
@@ -227,7 +234,7 @@ func (c *ClientConn) Send(ctx context.Context, msg []byte) error {
 
 const methodCancelled = "notifications/cancelled"
 
-// postHeader returns the headers of the POST of m.
+// postHeader returns the headers of the POST of m; c.mu is held.
 func (c *ClientConn) postHeader(m *jsonrpc.Message, version string, modern bool, s session) http.Header {
 	h := c.header.Clone()
 	h.Set("Content-Type", "application/json")
@@ -240,6 +247,9 @@ func (c *ClientConn) postHeader(m *jsonrpc.Message, version string, modern bool,
 	h.Set(hdrMethod, headerText(m.Method))
 	if name, ok := mirroredName(version, m); ok {
 		h.Set(hdrName, headerText(name))
+	}
+	if m.Method == methodCallTool {
+		c.setParamHeaders(h, m.Params)
 	}
 	return h
 }

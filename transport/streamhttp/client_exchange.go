@@ -23,6 +23,7 @@ type call struct {
 	rawID  []byte // as sent, for the RequestError
 	modern bool
 	init   bool    // a legacy initialize: its answer opens the session
+	lists  bool    // a 2026-07-28 tools/list: its answer's tools are vetted
 	sess   session // the session its POST named, for a 404 and resumption
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -43,7 +44,8 @@ const (
 // track registers a request; c.mu is held.
 func (c *ClientConn) track(m *jsonrpc.Message, msg []byte, modern bool, s session) *call {
 	raw, _ := jsonrpc.Member(msg, "id")
-	x := &call{id: m.ID, rawID: bytes.Clone(raw), modern: modern, init: !modern && m.Method == "initialize", sess: s}
+	x := &call{id: m.ID, rawID: bytes.Clone(raw), modern: modern, init: !modern && m.Method == "initialize",
+		lists: modern && m.Method == methodListTools, sess: s}
 	x.ctx, x.cancel = context.WithCancel(c.life)
 	c.calls[m.ID] = x
 	return x
@@ -145,8 +147,12 @@ func (c *ClientConn) pump(x *call, rd *sseReader) (answered bool, events int, er
 }
 
 // deliver queues x's answer. The answer to initialize opens the session
-// first, so that the client's next message carries it.
+// first, so that the client's next message carries it; the tools of a
+// 2026-07-28 tools/list answer are vetted.
 func (c *ClientConn) deliver(x *call, m jsonrpc.Message, msg []byte) {
+	if x.lists && m.Kind == jsonrpc.KindResponse {
+		msg = c.vetTools(m, msg)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if x.init && m.Kind == jsonrpc.KindResponse {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
 )
 
 // FuzzHeaderValue: Mcp-Name / Mcp-Param-* values never crash the decoder,
@@ -56,6 +58,31 @@ func FuzzParamMatches(f *testing.F) {
 			q, err := jsonQuote(header)
 			require.NoError(t, err)
 			assert.True(t, paramMatches(q, header), "%s vs %q", q, header)
+		}
+	})
+}
+
+// FuzzCollectParams: any schema a server may send is walked without a
+// crash, and the annotations kept are valid: token names, unique in any
+// case, each on a property.
+func FuzzCollectParams(f *testing.F) {
+	for _, s := range []string{`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}`,
+		`{"properties":{"a":{"type":"integer","x-mcp-header":"a"},"b":{"type":"boolean","x-mcp-header":"A"}}}`,
+		`{"anyOf":[{"properties":{"t":{"type":"string","x-mcp-header":"T"}}}],"items":[{"x-mcp-header":1}]}`,
+		`{"x-mcp-header":"Q"}`, `[]`, `"x"`, `{"properties":{"p":{"properties":{"q":{"type":"string","x-mcp-header":"Q"}}}}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, schema string) {
+		if jsonrpc.Valid([]byte(schema), jsonrpc.Limits{}) != nil {
+			return
+		}
+		params, _ := collectParams([]byte(schema))
+		seen := map[string]bool{}
+		for _, p := range params {
+			assert.True(t, isToken(p.name), "%q", p.name)
+			assert.False(t, seen[strings.ToLower(p.name)], "%q twice", p.name)
+			seen[strings.ToLower(p.name)] = true
+			assert.NotEmpty(t, p.path)
 		}
 	})
 }

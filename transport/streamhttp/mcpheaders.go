@@ -23,6 +23,13 @@ const (
 	hdrLastEventID     = "Last-Event-Id"
 )
 
+// The methods whose params the headers mirror beyond Mcp-Name: tools/call's
+// arguments go in Mcp-Param-<Name>, as the tools/list answers annotate them.
+const (
+	methodListTools = "tools/list"
+	methodCallTool  = "tools/call"
+)
+
 // The sentinel that carries a value HTTP cannot: =?base64?<base64 of UTF-8>?=
 const (
 	sentinelPrefix = "=?base64?"
@@ -150,6 +157,29 @@ func paramMatches(raw []byte, header string) bool {
 		return false
 	}
 	return numberMatches(string(raw), header)
+}
+
+// paramText returns the Mcp-Param header value of a body argument, before
+// the sentinel encoding: strings as they are, booleans as true/false,
+// integers in decimal (7.0 as 7). Objects, arrays, null and fractions have
+// none: no header can carry them.
+func paramText(raw []byte) (string, bool) {
+	switch raw[0] {
+	case '"':
+		return stringOf(raw)
+	case 't', 'f':
+		return string(raw), true
+	case '{', '[', 'n':
+		return "", false
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return strconv.FormatInt(n, 10), true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return "", false
+	}
+	return strconv.FormatInt(int64(f), 10), true
 }
 
 // numberMatches compares a JSON number with a decimal integer.

@@ -94,7 +94,7 @@ func (e *Engine) checkModernHeaders(h http.Header, v version, d protocol.Dialect
 	case !stringIs(vals[1], n):
 		return headerMismatch(hdrName, "header %s does not match params.%s", hdrName, member)
 	}
-	if msg.Method == "tools/call" {
+	if msg.Method == methodCallTool {
 		return checkParams(h, msg.Params, e.params.forTool(n))
 	}
 	return nil

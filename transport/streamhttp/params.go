@@ -3,6 +3,7 @@ package streamhttp
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -18,8 +19,9 @@ type paramHeader struct {
 	path []string // property names from arguments down to the value
 }
 
-// maxParamDepth bounds how deep below arguments annotations are looked for.
-const maxParamDepth = 8
+// maxParamDepth bounds how deep below the root of a schema annotations are
+// looked for, counting every subschema on the way.
+const maxParamDepth = 16
 
 // maxCachedTools bounds the cache of parsed annotations.
 const maxCachedTools = 4096
@@ -54,7 +56,8 @@ func (c *paramCache) forTool(name string) []paramHeader {
 	if tp != nil && bytes.Equal(tp.schema, t.InputSchema) {
 		return tp.params
 	}
-	tp = &toolParams{schema: bytes.Clone(t.InputSchema), params: collectParams(t.InputSchema)}
+	params, _ := collectParams(t.InputSchema) // an invalid annotation is not enforced
+	tp = &toolParams{schema: bytes.Clone(t.InputSchema), params: params}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCachedTools {
 		c.m = make(map[string]*toolParams)
@@ -64,40 +67,114 @@ func (c *paramCache) forTool(name string) []paramHeader {
 	return tp.params
 }
 
-// collectParams finds the valid x-mcp-header annotations of a schema: on
-// properties of type string, integer or boolean, reachable from the root
-// through "properties" only, with token names unique regardless of case.
-// Invalid annotations are ignored here; a conforming client drops such tools.
-func collectParams(schema []byte) []paramHeader {
-	var out []paramHeader
-	seen := map[string]bool{}
-	walkProperties(schema, nil, 0, seen, &out)
-	return out
+// collectParams finds the x-mcp-header annotations of a tool's inputSchema
+// (SEP-2243). It returns the valid ones: on a property of type string,
+// integer or boolean, reached from the root through "properties" only,
+// naming a token that no earlier annotation names in any case. bad
+// describes the first invalid one, "" when there is none: a server does not
+// enforce it, and a conforming HTTP client drops the whole tool.
+func collectParams(schema []byte) (params []paramHeader, bad string) {
+	w := paramWalk{seen: map[string]bool{}}
+	w.schema(schema, nil, true, 0)
+	return w.params, w.bad
 }
 
-func walkProperties(node []byte, path []string, depth int, seen map[string]bool, out *[]paramHeader) {
-	raw, ok := jsonrpc.Member(node, "properties")
-	if !ok || depth >= maxParamDepth {
+// paramWalk is collectParams' state while it walks a schema.
+type paramWalk struct {
+	seen   map[string]bool // the header names taken, lower-cased
+	params []paramHeader
+	bad    string
+}
+
+// schemaMaps are the keywords whose value maps names to subschemas.
+var schemaMaps = map[string]bool{"$defs": true, "definitions": true, "patternProperties": true,
+	"dependentSchemas": true}
+
+// instanceKeywords hold instance values, not subschemas: an "x-mcp-header"
+// member in them is data, not an annotation.
+var instanceKeywords = map[string]bool{"const": true, "default": true, "enum": true, "examples": true,
+	"x-mcp-header": true}
+
+// schema walks the subschema node at path (the property names from the
+// root); direct tells whether it was reached through "properties" only.
+// Every other keyword's subschemas are walked too, since an annotation
+// found there makes the tool invalid.
+func (w *paramWalk) schema(node []byte, path []string, direct bool, depth int) {
+	if depth > maxParamDepth || len(node) == 0 || node[0] != '{' {
 		return
 	}
-	var props map[string]json.RawMessage
-	if jsonrpc.Unmarshal(raw, &props) != nil {
+	var members map[string]json.RawMessage
+	if jsonrpc.Unmarshal(node, &members) != nil {
 		return
 	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
+	if h, ok := members["x-mcp-header"]; ok {
+		w.annotation(h, node, path, direct)
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		prop := props[n]
-		at := append(slices.Clip(path), n)
-		if h, ok := stringMember(prop, "x-mcp-header"); ok && isToken(h) && headerType(prop) && !seen[strings.ToLower(h)] {
-			seen[strings.ToLower(h)] = true
-			*out = append(*out, paramHeader{name: h, path: at})
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		v := members[k]
+		switch {
+		case k == "properties":
+			eachMember(v, func(name string, sub []byte) {
+				w.schema(sub, append(slices.Clip(path), name), direct, depth+1)
+			})
+		case schemaMaps[k]:
+			eachMember(v, func(_ string, sub []byte) { w.schema(sub, path, false, depth+1) })
+		case instanceKeywords[k]:
+		case len(v) > 0 && v[0] == '[':
+			var items []json.RawMessage
+			_ = jsonrpc.Unmarshal(v, &items)
+			for _, sub := range items {
+				w.schema(sub, path, false, depth+1)
+			}
+		default:
+			w.schema(v, path, false, depth+1)
 		}
-		walkProperties(prop, at, depth+1, seen, out)
 	}
+}
+
+// eachMember calls f for the members of the object raw, in name order.
+func eachMember(raw []byte, f func(name string, sub []byte)) {
+	var m map[string]json.RawMessage
+	if jsonrpc.Unmarshal(raw, &m) != nil {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		f(name, m[name])
+	}
+}
+
+// annotation judges the x-mcp-header value h of the property schema prop.
+func (w *paramWalk) annotation(h, prop []byte, path []string, direct bool) {
+	var name string
+	ok := isString(h)
+	if ok {
+		name, ok = stringOf(h)
+	}
+	switch {
+	case !direct || len(path) == 0:
+		w.invalid(path, "it is not on a property reached through properties alone")
+	case !ok || !isToken(name):
+		w.invalid(path, "its value is not an HTTP header name (a token)")
+	case !headerType(prop):
+		w.invalid(path, "the property's type is not string, integer or boolean")
+	case w.seen[strings.ToLower(name)]:
+		w.invalid(path, "another property names header "+name)
+	default:
+		w.seen[strings.ToLower(name)] = true
+		w.params = append(w.params, paramHeader{name: name, path: path})
+	}
+}
+
+// invalid records the first invalid annotation.
+func (w *paramWalk) invalid(path []string, why string) {
+	if w.bad != "" {
+		return
+	}
+	where := "the schema root"
+	if len(path) > 0 {
+		where = "property " + strings.Join(path, ".")
+	}
+	w.bad = "x-mcp-header of " + where + ": " + why
 }
 
 func headerType(prop []byte) bool {

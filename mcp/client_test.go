@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,6 +43,18 @@ func TestClient(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { l.Close() })
 			return mcp.ConnectHTTP(ctx, l.URL(), &mcp.ClientOptions{Revision: "2025-06-18"})
+		},
+		"http+sse (2024-11-05)": func(t *testing.T) (*mcp.Client, error) {
+			// Only the HTTP+SSE endpoint is there: the Streamable HTTP
+			// probe is refused, and the client falls back.
+			l, err := newServer(t).ListenHTTP(ctx, "127.0.0.1:0", nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { l.Close() })
+			c, err := mcp.ConnectHTTP(ctx, strings.TrimSuffix(l.URL(), "/mcp")+"/sse", nil)
+			if err == nil {
+				assert.Equal(t, "2024-11-05", c.Revision())
+			}
+			return c, err
 		},
 	}
 	for name, open := range connect {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/polymcp/polymcp/client"
 	"github.com/polymcp/polymcp/core/spec"
+	"github.com/polymcp/polymcp/mcp"
 	"github.com/polymcp/polymcp/transport"
 	"github.com/polymcp/polymcp/transport/stdio"
-	"github.com/polymcp/polymcp/transport/streamhttp"
 )
 
 // target is the server a client command talks to: a Streamable HTTP URL,
@@ -30,7 +30,7 @@ type target struct {
 
 // flags registers the flags naming a target on fs.
 func (t *target) flags(fs *flag.FlagSet) {
-	fs.StringVar(&t.url, "http", "", "the server's Streamable HTTP URL")
+	fs.StringVar(&t.url, "http", "", "the server's Streamable HTTP URL (or its 2024-11-05 HTTP+SSE stream's)")
 	fs.StringVar(&t.revision, "revision", "", "pin a protocol revision (default: negotiate, preferring 2026-07-28)")
 	fs.DurationVar(&t.timeout, "timeout", client.DefaultTimeout, "bound on each request")
 }
@@ -71,11 +71,8 @@ func (t *target) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	return positional, nil
 }
 
-// dial opens the conn: an HTTP one, or the stdio of a started process.
+// dial starts the stdio server of the target and returns its conn.
 func (t *target) dial(ctx context.Context) (transport.ClientConn, error) {
-	if t.url != "" {
-		return streamhttp.Dial(t.url, nil)
-	}
 	p, err := stdio.Start(context.WithoutCancel(ctx), exec.Command(t.command[0], t.command[1:]...))
 	if err != nil {
 		return nil, err
@@ -83,8 +80,12 @@ func (t *target) dial(ctx context.Context) (transport.ClientConn, error) {
 	return p.Conn(), nil
 }
 
-// connect dials and negotiates; o may be nil.
+// connect connects to the target and negotiates; o may be nil. An HTTP
+// server that refuses Streamable HTTP is tried as a 2024-11-05 HTTP+SSE one.
 func (t *target) connect(ctx context.Context, o *client.Options) (*client.Client, error) {
+	if t.url != "" {
+		return mcp.ConnectHTTP(ctx, t.url, t.options(o))
+	}
 	conn, err := t.dial(ctx)
 	if err != nil {
 		return nil, err
@@ -94,13 +95,18 @@ func (t *target) connect(ctx context.Context, o *client.Options) (*client.Client
 
 // negotiate connects a client over conn with the target's settings.
 func (t *target) negotiate(ctx context.Context, conn transport.ClientConn, o *client.Options) (*client.Client, error) {
+	return client.Connect(ctx, conn, t.options(o))
+}
+
+// options are o (nil: the defaults) with the target's settings.
+func (t *target) options(o *client.Options) *client.Options {
 	opts := client.Options{}
 	if o != nil {
 		opts = *o
 	}
 	opts.Info = spec.Implementation{Name: "polymcp", Version: mcpVersion()}
 	opts.Revision, opts.Timeout = t.revision, t.timeout
-	return client.Connect(ctx, conn, &opts)
+	return &opts
 }
 
 // printJSON writes v as indented JSON.

@@ -143,11 +143,14 @@ func demoSession(ctx context.Context, t target, out io.Writer, steps []demoStep)
 		asked = "pinned to " + t.revision
 	}
 	fmt.Fprintf(out, "→ connect (%s)\n", asked)
-	conn, err := t.dial(ctx)
-	if err != nil {
-		return err
+	var conn transport.ClientConn
+	var c *client.Client
+	var err error
+	if t.url != "" {
+		c, err = t.connect(ctx, demoHandlers(out))
+	} else if conn, err = t.dial(ctx); err == nil {
+		c, err = t.negotiate(ctx, conn, demoHandlers(out))
 	}
-	c, err := t.negotiate(ctx, conn, demoHandlers(out))
 	if err != nil {
 		return err
 	}
@@ -165,7 +168,8 @@ func demoSession(ctx context.Context, t target, out io.Writer, steps []demoStep)
 	return closeDemo(c, conn, out)
 }
 
-// closeDemo closes the client; a stdio server must then exit with status 0.
+// closeDemo closes the client; a stdio server (conn) must then exit with
+// status 0.
 func closeDemo(c *client.Client, conn transport.ClientConn, out io.Writer) error {
 	if err := c.Close(); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -145,9 +146,10 @@ func TestDemo(t *testing.T) {
 func TestClientCommands(t *testing.T) {
 	bin := binary(t)
 	url := serveHTTP(t, bin)
-	for _, server := range [][]string{{"--http", url}, {"--", bin, "everything"}} {
+	sseURL := strings.TrimSuffix(url, "/mcp") + "/sse" // HTTP+SSE only: the client falls back
+	for i, server := range [][]string{{"--http", url}, {"--http", sseURL}, {"--", bin, "everything"}} {
 		for _, rev := range []string{"", "2024-11-05"} {
-			t.Run(server[0]+"/"+rev, func(t *testing.T) {
+			t.Run([]string{"http", "http+sse", "stdio"}[i]+"/"+rev, func(t *testing.T) {
 				run := func(code int, args ...string) string {
 					t.Helper()
 					full := append([]string{args[0], "--revision=" + rev}, args[1:]...)

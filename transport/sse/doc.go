@@ -25,7 +25,15 @@
 // session, arrive as "message" events on the GET stream. Closing the stream
 // ends the session and cancels its calls: this revision has no resumption.
 //
-// The package does no HTTP itself and no security checks: transport/streamhttp
+// # Client side
+//
+// [Reader] parses a text/event-stream (bounded; the Streamable HTTP client
+// reads its replies with it), and [Dial] is the client of the 2024-11-05
+// transport: a transport.ClientConn that reads the GET stream's "message"
+// events and POSTs each message to the endpoint the first event named,
+// which must be on the stream's origin.
+//
+// The server side does no HTTP itself and no security checks: transport/streamhttp
 // mounts it (by default on /sse and /message) behind the same Origin and Host
 // checks, body limits and listener as Streamable HTTP.
 //

@@ -15,6 +15,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/transport"
+	"github.com/polymcp/polymcp/transport/sse"
 )
 
 // DefaultMaxMessageBytes bounds one JSON body or one SSE event a ClientConn
@@ -33,7 +34,7 @@ var ErrNoAnswer = errors.New("streamhttp: the reply ended before the answer")
 
 // ErrMessageTooLarge is the error of a request whose reply holds a JSON
 // body or an SSE event larger than ClientOptions.MaxMessageBytes.
-var ErrMessageTooLarge = errors.New("streamhttp: message too large")
+var ErrMessageTooLarge = sse.ErrTooLarge
 
 // StatusError is the error of a request answered with an HTTP status and a
 // body that is not its JSON-RPC answer.

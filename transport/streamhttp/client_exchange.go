@@ -15,6 +15,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/transport/sse"
 )
 
 // call is one request in flight.
@@ -82,14 +83,14 @@ func (c *ClientConn) exchange(x *call, body []byte, h http.Header) error {
 	case !isStream(resp):
 		return c.readAnswer(x, resp)
 	}
-	cur := &sseCursor{}
-	answered, _, err := c.pump(x, newSSEReader(resp.Body, c.max, cur))
+	cur := &sse.Cursor{}
+	answered, _, err := c.pump(x, sse.NewReader(resp.Body, c.max, cur))
 	switch {
 	case answered:
 		return nil
 	case errors.Is(err, ErrMessageTooLarge):
 		return err
-	case x.modern || cur.lastID == "" || c.isCancelled(x):
+	case x.modern || cur.LastID == "" || c.isCancelled(x):
 		// Nothing to resume from (2026-07-28 has no resumption), or the
 		// client no longer waits for the answer.
 		return noAnswer(err)
@@ -122,17 +123,17 @@ func answers(m jsonrpc.Message, id jsonrpc.ID) bool {
 // pump queues the messages of an SSE stream until it ends or the answer to
 // x arrives (x is nil for the GET stream). events counts every event read,
 // priming ones included: a stream that gives them is alive.
-func (c *ClientConn) pump(x *call, rd *sseReader) (answered bool, events int, err error) {
+func (c *ClientConn) pump(x *call, rd *sse.Reader) (answered bool, events int, err error) {
 	for {
-		ev, err := rd.next()
+		ev, err := rd.Next()
 		if err != nil {
 			return false, events, err
 		}
 		events++
-		if !ev.isMessage() {
+		if !ev.IsMessage() {
 			continue
 		}
-		msg := bytes.Clone(ev.data)
+		msg := bytes.Clone(ev.Data)
 		m, derr := jsonrpc.Decode(msg, jsonrpc.Limits{})
 		switch {
 		case derr != nil:
@@ -190,13 +191,13 @@ func noAnswer(err error) error {
 // resume follows x's reply with GET and Last-Event-ID once its stream
 // ended without the answer (2025-11-25: a server may close it to make the
 // client poll), until the answer comes.
-func (c *ClientConn) resume(x *call, cur *sseCursor) error {
+func (c *ClientConn) resume(x *call, cur *sse.Cursor) error {
 	var last error
 	for misses := 0; misses < maxReconnects; {
-		if err := sleep(x.ctx, cur.delay()); err != nil {
+		if err := sleep(x.ctx, delayOf(cur)); err != nil {
 			return err
 		}
-		resp, err := c.openGet(x.ctx, x.sess, cur.lastID)
+		resp, err := c.openGet(x.ctx, x.sess, cur.LastID)
 		var se *StatusError
 		switch {
 		case errors.As(err, &se) && se.Status == http.StatusNotFound && x.sess.id != "":
@@ -208,7 +209,7 @@ func (c *ClientConn) resume(x *call, cur *sseCursor) error {
 			last, misses = err, misses+1
 			continue
 		}
-		answered, events, err := c.pump(x, newSSEReader(resp.Body, c.max, cur))
+		answered, events, err := c.pump(x, sse.NewReader(resp.Body, c.max, cur))
 		resp.Body.Close()
 		switch {
 		case answered:
@@ -247,7 +248,7 @@ func (c *ClientConn) openListen(s session) {
 // drops. A status (405: the server offers none) ends it for good.
 func (c *ClientConn) listen(ctx context.Context, s session) {
 	defer c.wg.Done()
-	cur := &sseCursor{}
+	cur := &sse.Cursor{}
 	for misses := 0; ; {
 		events, err := c.listenOnce(ctx, s, cur)
 		var se *StatusError
@@ -267,19 +268,19 @@ func (c *ClientConn) listen(ctx context.Context, s session) {
 		default:
 			misses++
 		}
-		if sleep(ctx, cur.delay()) != nil {
+		if sleep(ctx, delayOf(cur)) != nil {
 			return
 		}
 	}
 }
 
-func (c *ClientConn) listenOnce(ctx context.Context, s session, cur *sseCursor) (events int, err error) {
-	resp, err := c.openGet(ctx, s, cur.lastID)
+func (c *ClientConn) listenOnce(ctx context.Context, s session, cur *sse.Cursor) (events int, err error) {
+	resp, err := c.openGet(ctx, s, cur.LastID)
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
-	_, events, err = c.pump(nil, newSSEReader(resp.Body, c.max, cur))
+	_, events, err = c.pump(nil, sse.NewReader(resp.Body, c.max, cur))
 	return events, err
 }
 
@@ -350,9 +351,9 @@ func statusError(resp *http.Response) *StatusError {
 	return &StatusError{Status: resp.StatusCode, Body: string(b)}
 }
 
-func (cur *sseCursor) delay() time.Duration {
-	if cur.retry > 0 {
-		return cur.retry
+func delayOf(cur *sse.Cursor) time.Duration {
+	if cur.Retry > 0 {
+		return cur.Retry
 	}
 	return defaultRetry
 }

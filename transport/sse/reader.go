@@ -1,46 +1,51 @@
-package streamhttp
+package sse
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"math"
 	"strconv"
 	"time"
 )
 
-// sseEvent is one event of a text/event-stream.
-type sseEvent struct {
-	name string
-	data []byte // valid until the next call of next
+// ErrTooLarge is the error of a Reader whose event data, or one line, is
+// over its bound.
+var ErrTooLarge = errors.New("sse: event over the size bound")
+
+// Event is one event of a text/event-stream.
+type Event struct {
+	Name string
+	Data []byte // valid until the next call of Next
 }
 
-// isMessage reports whether ev is a "message" event (the default type)
+// IsMessage reports whether ev is a "message" event (the default type)
 // with data: the only kind that carries MCP messages. Priming events have
 // empty data; other types belong to other protocols.
-func (ev sseEvent) isMessage() bool {
-	return len(ev.data) > 0 && (ev.name == "" || ev.name == "message")
+func (ev Event) IsMessage() bool {
+	return len(ev.Data) > 0 && (ev.Name == "" || ev.Name == "message")
 }
 
-// sseCursor is where a stream can be resumed from: the last event id and
+// Cursor is where a stream can be resumed from: the last event id and
 // the reconnection delay the server asked for. It outlives one response.
-type sseCursor struct {
-	lastID string
-	retry  time.Duration // 0: the client's default
+type Cursor struct {
+	LastID string
+	Retry  time.Duration // 0: the client's default
 }
 
-// sseReader reads the events of a text/event-stream after the HTML
+// Reader reads the events of a text/event-stream after the HTML
 // standard's parsing rules (lines end at CRLF, LF or CR; one space after
 // the colon is dropped; comments and unknown fields are ignored; an event
 // is dispatched at a blank line when it has data). One event's data, and
 // one line, are bounded by max bytes.
-type sseReader struct {
+type Reader struct {
 	r   *bufio.Reader
 	max int64
-	*sseCursor
+	cur *Cursor
 
 	line, data []byte
-	// id is the last id field read; it becomes the cursor's lastID at the
+	// id is the last id field read; it becomes the cursor's LastID at the
 	// end of its event, so that an event cut short is not skipped.
 	id string
 	// afterCR is set when the last line ended with CR: an LF that follows
@@ -49,50 +54,52 @@ type sseReader struct {
 	afterCR bool
 }
 
-func newSSEReader(r io.Reader, max int64, cur *sseCursor) *sseReader {
-	return &sseReader{r: bufio.NewReader(r), max: max, sseCursor: cur, id: cur.lastID}
+// NewReader reads r, bounding event data and lines by max bytes, and keeps
+// cur up to date (it may carry the cursor of an earlier response).
+func NewReader(r io.Reader, max int64, cur *Cursor) *Reader {
+	return &Reader{r: bufio.NewReader(r), max: max, cur: cur, id: cur.LastID}
 }
 
 // lineOverhead is what a line holds besides its value: a line is at most
 // max bytes of value plus the longest field name and ": ".
 const lineOverhead = int64(len("retry: "))
 
-// next returns the next dispatched event. A stream that ends in the middle
+// Next returns the next dispatched event. A stream that ends in the middle
 // of an event does not dispatch it: the error is then io.EOF or the read's.
-func (s *sseReader) next() (sseEvent, error) {
-	var ev sseEvent
+func (s *Reader) Next() (Event, error) {
+	var ev Event
 	s.data = s.data[:0]
 	for {
 		line, err := s.readLine()
 		if err != nil {
-			return sseEvent{}, err
+			return Event{}, err
 		}
 		if len(line) == 0 {
-			s.lastID = s.id
-			if ev.data != nil {
-				ev.data = s.data[:len(s.data)-1] // the LF after the last data line
+			s.cur.LastID = s.id
+			if ev.Data != nil {
+				ev.Data = s.data[:len(s.data)-1] // the LF after the last data line
 				return ev, nil
 			}
-			ev.name = ""
+			ev.Name = ""
 			continue
 		}
 		name, value := splitField(line)
 		switch string(name) {
 		case "data":
 			if int64(len(s.data)+len(value)) > s.max {
-				return sseEvent{}, ErrMessageTooLarge
+				return Event{}, ErrTooLarge
 			}
 			s.data = append(append(s.data, value...), '\n')
-			ev.data = s.data
+			ev.Data = s.data
 		case "event":
-			ev.name = string(value)
+			ev.Name = string(value)
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
 				s.id = string(value)
 			}
 		case "retry":
 			if d, ok := parseRetry(value); ok {
-				s.retry = d
+				s.cur.Retry = d
 			}
 		}
 	}
@@ -122,7 +129,7 @@ func parseRetry(v []byte) (time.Duration, bool) {
 
 // readLine returns the next line without its end. It reads what the
 // buffer holds at once rather than byte by byte.
-func (s *sseReader) readLine() ([]byte, error) {
+func (s *Reader) readLine() ([]byte, error) {
 	s.line = s.line[:0]
 	for {
 		if _, err := s.r.Peek(1); err != nil {
@@ -142,7 +149,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 			n = len(buf)
 		}
 		if int64(len(s.line)+n) > s.max+lineOverhead {
-			return nil, ErrMessageTooLarge
+			return nil, ErrTooLarge
 		}
 		s.line = append(s.line, buf[:n]...)
 		if i < 0 {

@@ -1,38 +1,34 @@
-package streamhttp
+package sse
 
 import (
 	"errors"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/polymcp/polymcp/transport/sse"
 )
 
 // readEvents reads every event of stream with a reader bounded by max, one
 // byte per read when bytewise (line ends split across reads), and returns
 // the events as "name|data", the cursor and the error that ended it.
-func readEvents(stream string, max int64, bytewise bool) ([]string, sseCursor, error) {
+func readEvents(stream string, max int64, bytewise bool) ([]string, Cursor, error) {
 	var r io.Reader = strings.NewReader(stream)
 	if bytewise {
 		r = iotest.OneByteReader(r)
 	}
-	cur := sseCursor{}
-	rd := newSSEReader(r, max, &cur)
+	cur := Cursor{}
+	rd := NewReader(r, max, &cur)
 	var got []string
 	for {
-		ev, err := rd.next()
+		ev, err := rd.Next()
 		if err != nil {
 			return got, cur, err
 		}
-		got = append(got, ev.name+"|"+string(ev.data))
+		got = append(got, ev.Name+"|"+string(ev.Data))
 	}
 }
 
@@ -64,14 +60,14 @@ func TestSSEReader(t *testing.T) {
 		{name: "bad retry ignored", stream: "retry: 10\nretry: 1s\nretry: -5\nretry: 99999999999999999999\n\n", retry: 10 * time.Millisecond},
 		{name: "cut event not dispatched, nor its id", stream: "id: 1\ndata: a\n\nid: 2\ndata: b\n", want: []string{"|a"}, lastID: "1"},
 		{name: "data at the bound", stream: "data: 1234\ndata: 123\n\n", max: 8, want: []string{"|1234\n123"}},
-		{name: "data over the bound", stream: "data: 12345\ndata: 1234\n\n", max: 8, err: ErrMessageTooLarge},
-		{name: "line over the bound", stream: ": " + strings.Repeat("x", 20) + "\n\n", max: 8, err: ErrMessageTooLarge},
+		{name: "data over the bound", stream: "data: 12345\ndata: 1234\n\n", max: 8, err: ErrTooLarge},
+		{name: "line over the bound", stream: ": " + strings.Repeat("x", 20) + "\n\n", max: 8, err: ErrTooLarge},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			max := tc.max
 			if max == 0 {
-				max = DefaultMaxMessageBytes
+				max = 64 << 20
 			}
 			for _, bytewise := range []bool{false, true} {
 				got, cur, err := readEvents(tc.stream, max, bytewise)
@@ -81,8 +77,8 @@ func TestSSEReader(t *testing.T) {
 				}
 				require.ErrorIs(t, err, io.EOF)
 				assert.Equal(t, tc.want, got)
-				assert.Equal(t, tc.lastID, cur.lastID)
-				assert.Equal(t, tc.retry, cur.retry)
+				assert.Equal(t, tc.lastID, cur.LastID)
+				assert.Equal(t, tc.retry, cur.Retry)
 			}
 		})
 	}
@@ -94,9 +90,9 @@ func TestSSEReaderHoldsNoEvent(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pr.Close()
 	go func() { _, _ = pw.Write([]byte("data: x\r\r")) }()
-	ev, err := newSSEReader(pr, 64, &sseCursor{}).next()
+	ev, err := NewReader(pr, 64, &Cursor{}).Next()
 	require.NoError(t, err)
-	assert.Equal(t, "x", string(ev.data))
+	assert.Equal(t, "x", string(ev.Data))
 }
 
 // FuzzSSEReader: any stream, any bound: no panic, the same events whether
@@ -113,8 +109,8 @@ func FuzzSSEReader(f *testing.F) {
 		bytewise, cur2, err2 := readEvents(stream, max, true)
 		assert.Equal(t, whole, bytewise)
 		assert.Equal(t, cur, cur2)
-		assert.Equal(t, errors.Is(err, ErrMessageTooLarge), errors.Is(err2, ErrMessageTooLarge))
-		if !errors.Is(err, ErrMessageTooLarge) {
+		assert.Equal(t, errors.Is(err, ErrTooLarge), errors.Is(err2, ErrTooLarge))
+		if !errors.Is(err, ErrTooLarge) {
 			assert.ErrorIs(t, err, io.EOF)
 		}
 		for _, ev := range whole {
@@ -122,13 +118,13 @@ func FuzzSSEReader(f *testing.F) {
 			assert.LessOrEqual(t, int64(len(data)), max)
 			assert.NotContains(t, data, "\r")
 		}
-		assert.NotContains(t, cur.lastID, "\r")
-		assert.NotContains(t, cur.lastID, "\n")
-		assert.NotContains(t, cur.lastID, "\x00")
+		assert.NotContains(t, cur.LastID, "\r")
+		assert.NotContains(t, cur.LastID, "\n")
+		assert.NotContains(t, cur.LastID, "\x00")
 	})
 }
 
-// FuzzSSERoundTrip: what the server's encoder (sse.AppendEvent) writes, the
+// FuzzSSERoundTrip: what the server's encoder (AppendEvent) writes, the
 // reader reads back: the data with every line break as LF, and the id.
 func FuzzSSERoundTrip(f *testing.F) {
 	for _, s := range [][2]string{{"1", `{"jsonrpc":"2.0"}`}, {"s-2", "a\r\nb\rc\n"}, {"", ""}, {"x\ny", " lead"}} {
@@ -138,33 +134,10 @@ func FuzzSSERoundTrip(f *testing.F) {
 		if strings.Contains(id, "\x00") {
 			return // an id the reader ignores, as browsers do
 		}
-		got, cur, err := readEvents(string(sse.AppendEvent(nil, id, "", []byte(data))), DefaultMaxMessageBytes, false)
+		got, cur, err := readEvents(string(AppendEvent(nil, id, "", []byte(data))), 64<<20, false)
 		require.ErrorIs(t, err, io.EOF)
 		want := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(data)
 		assert.Equal(t, []string{"|" + want}, got)
-		assert.Equal(t, strings.NewReplacer("\r", "", "\n", "").Replace(id), cur.lastID)
-	})
-}
-
-// FuzzHeaderText: every value the client puts in an MCP header is one our
-// server reads back as it was, and plain values stay readable.
-func FuzzHeaderText(f *testing.F) {
-	for _, s := range []string{"echo", " echo", "echo\t", "a\tb", "日本", "=?base64?eA==?=", "=?base64?=", "", "file:///tmp/é.txt"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		if !utf8.ValidString(v) {
-			return // JSON strings, where values come from, are UTF-8
-		}
-		enc := headerText(v)
-		for _, c := range []byte(enc) {
-			require.True(t, c == '\t' || (c >= 0x20 && c < 0x7f), "%q is no HTTP field value", enc)
-		}
-		got, present, ok := headerValue(http.Header{hdrName: {enc}}, hdrName)
-		assert.True(t, present && ok)
-		assert.Equal(t, v, got)
-		if isPlainHeader(v) {
-			assert.Equal(t, v, enc)
-		}
+		assert.Equal(t, strings.NewReplacer("\r", "", "\n", "").Replace(id), cur.LastID)
 	})
 }

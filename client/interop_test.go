@@ -1,13 +1,10 @@
 package client_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +14,7 @@ import (
 
 	"github.com/polymcp/polymcp/client"
 	"github.com/polymcp/polymcp/core/spec"
+	"github.com/polymcp/polymcp/internal/wire"
 	"github.com/polymcp/polymcp/transport"
 	"github.com/polymcp/polymcp/transport/stdio"
 	"github.com/polymcp/polymcp/transport/streamhttp"
@@ -31,28 +29,13 @@ var sdkServers = map[string]string{
 	"py-sdk": "POLYMCP_PY_SDK_SERVER",
 }
 
-// startHTTP runs argv with --http 127.0.0.1:0 and returns the URL it
-// prints on stderr; the server is killed when the test ends.
+// startHTTP starts argv on a free port; it is stopped when the test ends.
 func startHTTP(t *testing.T, argv []string) string {
 	t.Helper()
-	cmd := exec.Command(argv[0], append(argv[1:], "--http", "127.0.0.1:0")...)
-	stderr, err := cmd.StderrPipe()
+	url, stop, err := wire.StartHTTP(argv...)
 	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/mcp`)
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if u := url.FindString(sc.Text()); u != "" {
-			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return u
-		}
-	}
-	t.Fatalf("%v printed no URL", argv)
-	return ""
+	t.Cleanup(stop)
+	return url
 }
 
 func TestInteropOfficialSDKs(t *testing.T) {

@@ -1,21 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/internal/wire"
 )
 
 func TestRunUsage(t *testing.T) {
@@ -87,24 +86,10 @@ func binary(t *testing.T) string {
 // URL; the server is stopped when the test ends.
 func serveHTTP(t *testing.T, bin string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "everything", "--http", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
+	url, stop, err := wire.StartHTTP(bin, "everything")
 	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/mcp`)
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if u := url.FindString(sc.Text()); u != "" {
-			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return u
-		}
-	}
-	t.Fatal("the server printed no URL")
-	return ""
+	t.Cleanup(stop)
+	return url
 }
 
 // TestDemo builds the command and runs the demo end to end, over stdio

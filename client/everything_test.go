@@ -153,6 +153,11 @@ func TestEverything(t *testing.T) {
 				require.NoError(t, err)
 				require.NotEmpty(t, p.Messages)
 
+				done, err := c.Complete(ctx, spec.CompleteRef{Type: "ref/prompt", Name: "test_prompt_with_arguments"},
+					spec.CompleteArgument{Name: "arg1", Value: "par"}, nil)
+				require.NoError(t, err)
+				assert.Equal(t, []string{"paris", "park", "party"}, done.Values)
+
 				for _, list := range []func(context.Context) (int, error){
 					func(ctx context.Context) (int, error) { l, err := c.ListResources(ctx); return len(l), err },
 					func(ctx context.Context) (int, error) { l, err := c.ListResourceTemplates(ctx); return len(l), err },

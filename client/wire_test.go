@@ -462,6 +462,18 @@ func TestPages(t *testing.T) {
 	s.expect(`{"jsonrpc":"2.0","id":5,"method":"prompts/list","params":{"cursor":"x"}}`)
 	s.say(`{"jsonrpc":"2.0","id":5,"result":{"prompts":[],"nextCursor":"x"}}`)
 	assert.ErrorContains(t, wait(), `gave cursor "x" twice`)
+
+	var done *spec.Completion
+	wait = callAsync(t, func() (err error) {
+		done, err = c.Complete(context.Background(), spec.CompleteRef{Type: "ref/prompt", Name: "greet"},
+			spec.CompleteArgument{Name: "city", Value: "Pa"}, map[string]string{"country": "FR"})
+		return err
+	})
+	s.expect(`{"jsonrpc":"2.0","id":6,"method":"completion/complete","params":{"argument":{"name":"city","value":"Pa"},` +
+		`"context":{"arguments":{"country":"FR"}},"ref":{"type":"ref/prompt","name":"greet"}}}`)
+	s.say(`{"jsonrpc":"2.0","id":6,"result":{"completion":{"values":["Paris"],"total":1,"hasMore":false}}}`)
+	require.NoError(t, wait())
+	assert.Equal(t, []string{"Paris"}, done.Values)
 }
 
 // A request the transport failed is that call's error only; the end of

@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"transport/sse":    {"transport", "core/jsonrpc", "core/protocol", "core/spec"},
 	"transport/streamhttp": {"transport", "transport/sse", "core/jsonrpc", "core/protocol", "core/spec",
 		"core/dispatch"},
-	"client":       {"core/jsonrpc", "core/spec", "transport"},
+	"client":       {"core/jsonrpc", "core/schema", "core/spec", "transport"},
 	"mcp":          {"core/...", "transport/...", "client"},
 	"internal/...": {"core/...", "transport/...", "client", "mcp", "examples/...", "internal/..."},
 	// The runtime settings of the programs that own their process.

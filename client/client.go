@@ -50,7 +50,9 @@ type Client struct {
 	asked map[jsonrpc.ID]context.CancelFunc
 	// acks are the subscriptions/listen requests awaiting their
 	// acknowledgement, by id.
-	acks     map[int64]chan ListenFilter
+	acks map[int64]chan ListenFilter
+	// outputs are the output schemas of the tools last listed, by name.
+	outputs  map[string]*outputSchema
 	logLevel spec.LoggingLevel // sent in _meta on 2026-07-28
 	err      error             // why the connection ended, once it has
 

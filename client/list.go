@@ -50,7 +50,7 @@ func listAll[T any, P interface {
 			params = map[string]any{"cursor": cursor}
 		}
 		p := P(new(Q))
-		if err := c.send(ctx, method, params, p, nil); err != nil {
+		if _, err := c.send(ctx, method, params, p, nil); err != nil {
 			return nil, err
 		}
 		all = append(all, p.items()...)
@@ -66,9 +66,14 @@ func listAll[T any, P interface {
 	return nil, fmt.Errorf("client: %s has more than %d pages", method, c.o.MaxPages)
 }
 
-// ListTools returns every tool, following the pages.
+// ListTools returns every tool, following the pages, and remembers their
+// output schemas for CallTool.
 func (c *Client) ListTools(ctx context.Context) ([]spec.Tool, error) {
-	return listAll[spec.Tool, *toolsPage](ctx, c, "tools/list")
+	tools, err := listAll[spec.Tool, *toolsPage](ctx, c, "tools/list")
+	if err == nil {
+		c.rememberOutputs(tools)
+	}
+	return tools, err
 }
 
 // ListResources returns every resource, following the pages.

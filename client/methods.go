@@ -38,9 +38,9 @@ func WithMeta(meta spec.Meta) CallOption {
 	}
 }
 
-// send runs a request with its options and decodes the result into out.
-// Methods that may need input go through roundTrip.
-func (c *Client) send(ctx context.Context, method string, params map[string]any, out any, opts []CallOption) error {
+// send runs a request with its options, decodes the result into out and
+// returns it raw. Methods that may need input go through roundTrip.
+func (c *Client) send(ctx context.Context, method string, params map[string]any, out any, opts []CallOption) ([]byte, error) {
 	var o callOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -71,17 +71,19 @@ func (c *Client) send(ctx context.Context, method string, params map[string]any,
 		raw, err = c.request(ctx, method, params, meta)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := jsonrpc.UnmarshalOwned(raw, out); err != nil {
-		return fmt.Errorf("client: bad %s result: %w", method, err)
+		return nil, fmt.Errorf("client: bad %s result: %w", method, err)
 	}
-	return nil
+	return raw, nil
 }
 
 // CallTool calls tool name with args (any value that encodes as a JSON
 // object, or nil). A tool's own failure is a result with IsError set,
-// not an error.
+// not an error. When ListTools has seen the tool declare an outputSchema,
+// a successful result must carry structuredContent that matches it, or
+// the call fails with an *OutputError (Options.SkipOutputValidation).
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*spec.CallToolResult, error) {
 	params := map[string]any{"name": name}
 	if args != nil {
@@ -95,8 +97,14 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 		params["arguments"] = json.RawMessage(raw)
 	}
 	var r spec.CallToolResult
-	if err := c.send(ctx, "tools/call", params, &r, opts); err != nil {
+	raw, err := c.send(ctx, "tools/call", params, &r, opts)
+	if err != nil {
 		return nil, err
+	}
+	if !r.IsError {
+		if err := c.checkOutput(name, raw); err != nil {
+			return nil, err
+		}
 	}
 	return &r, nil
 }
@@ -104,7 +112,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 // ReadResource reads the resource at uri.
 func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*spec.ReadResourceResult, error) {
 	var r spec.ReadResourceResult
-	if err := c.send(ctx, "resources/read", map[string]any{"uri": uri}, &r, opts); err != nil {
+	if _, err := c.send(ctx, "resources/read", map[string]any{"uri": uri}, &r, opts); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -117,7 +125,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 		params["arguments"] = args
 	}
 	var r spec.GetPromptResult
-	if err := c.send(ctx, "prompts/get", params, &r, opts); err != nil {
+	if _, err := c.send(ctx, "prompts/get", params, &r, opts); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -131,7 +139,7 @@ func (c *Client) Complete(ctx context.Context, ref spec.CompleteRef, arg spec.Co
 		params["context"] = spec.CompleteContext{Arguments: resolved}
 	}
 	var r spec.CompleteResult
-	if err := c.send(ctx, "completion/complete", params, &r, nil); err != nil {
+	if _, err := c.send(ctx, "completion/complete", params, &r, nil); err != nil {
 		return nil, err
 	}
 	return &r.Completion, nil

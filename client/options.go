@@ -48,6 +48,10 @@ type Options struct {
 	// (-32603, "too many requests in flight") at once.
 	MaxQuestions int
 
+	// SkipOutputValidation leaves tool results unchecked against the
+	// outputSchema their tool declared in ListTools.
+	SkipOutputValidation bool
+
 	// The client's answers to the server's questions. Each one set is
 	// declared as a capability (roots, sampling, elicitation); a question
 	// without a handler is answered with method not found. They run on

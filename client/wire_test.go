@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -551,4 +552,38 @@ func TestListenWire(t *testing.T) {
 		`"notifications":{}}}`)
 	s.say(`{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}`)
 	assert.ErrorContains(t, wait(), "Method not found")
+}
+
+// A tool's result is checked against the outputSchema ListTools saw
+// (server/tools#output-schema: clients SHOULD validate structured results).
+func TestOutputSchema(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		s, c := legacy(t, &Options{SkipOutputValidation: skip}, "{}")
+		wait := callAsync(t, func() error { _, err := c.ListTools(context.Background()); return err })
+		s.expect(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		s.say(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"weather","inputSchema":{"type":"object"},` +
+			`"outputSchema":{"type":"object","properties":{"temp":{"type":"integer"}},"required":["temp"]}},{"name":"plain","inputSchema":{"type":"object"}}]}}`)
+		require.NoError(t, wait())
+		id := 3
+		call := func(tool, result string) error {
+			wait := callAsync(t, func() error { _, err := c.CallTool(context.Background(), tool, nil); return err })
+			s.expect(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `"}}`)
+			s.say(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":` + result + `}`)
+			id++
+			return wait()
+		}
+		require.NoError(t, call("weather", `{"content":[],"structuredContent":{"temp":20}}`))
+		require.NoError(t, call("weather", `{"content":[{"type":"text","text":"down"}],"isError":true}`))
+		require.NoError(t, call("plain", `{"content":[]}`))
+		for _, bad := range []string{`{"content":[],"structuredContent":{"temp":20.5}}`, `{"content":[]}`} {
+			err := call("weather", bad)
+			if skip {
+				assert.NoError(t, err)
+				continue
+			}
+			var oe *OutputError
+			require.ErrorAs(t, err, &oe, bad)
+			assert.Equal(t, "weather", oe.Tool)
+		}
+	}
 }

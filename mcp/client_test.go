@@ -62,6 +62,9 @@ func TestClient(t *testing.T) {
 			c, err := open(t)
 			require.NoError(t, err)
 			defer c.Close()
+			tools, err := c.ListTools(ctx) // the client then checks sum's structured output
+			require.NoError(t, err)
+			require.Len(t, tools, 3)
 			r, err := c.CallTool(ctx, "sum", map[string]int{"a": 2, "b": 3})
 			require.NoError(t, err)
 			assert.Equal(t, map[string]any{"sum": float64(5)}, r.StructuredContent)

@@ -195,3 +195,38 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	_, err := c.request(ctx, "resources/unsubscribe", map[string]any{"uri": uri}, nil)
 	return err
 }
+
+// Request sends any request (an extension's method, say) with params (a
+// value that encodes as a JSON object, or nil) and returns its raw result.
+// The revision's _meta is added on 2026-07-28, opts apply as to the typed
+// methods, and tools/call, prompts/get and resources/read go through the
+// input rounds.
+func (c *Client) Request(ctx context.Context, method string, params any, opts ...CallOption) (json.RawMessage, error) {
+	var members map[string]any
+	if params != nil {
+		raw, err := jsonrpc.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("client: %s params: %w", method, err)
+		}
+		if err := jsonrpc.UnmarshalOwned(raw, &members); err != nil {
+			return nil, fmt.Errorf("client: %s params must be a JSON object", method)
+		}
+	}
+	var result json.RawMessage
+	if _, err := c.send(ctx, method, members, &result, opts); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// RootsChanged tells the server that the roots Options.Roots lists have
+// changed (notifications/roots/list_changed; the legacy revisions only).
+func (c *Client) RootsChanged(ctx context.Context) error {
+	switch {
+	case c.modern:
+		return errors.New("client: 2026-07-28 has no notifications/roots/list_changed: the server asks for roots with each request")
+	case c.o.Roots == nil:
+		return errors.New("client: no Roots handler, so no roots capability to change")
+	}
+	return c.notify(ctx, "notifications/roots/list_changed", nil)
+}

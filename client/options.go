@@ -109,7 +109,7 @@ func (o *Options) withDefaults() Options {
 func (o *Options) capabilities() spec.ClientCapabilities {
 	var c spec.ClientCapabilities
 	if o.Roots != nil {
-		c.Roots = []byte(`{}`)
+		c.Roots = []byte(`{"listChanged":true}`) // RootsChanged
 	}
 	if o.Sampling != nil {
 		c.Sampling = []byte(`{}`)

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -397,7 +398,7 @@ func TestTooManyQuestions(t *testing.T) {
 	s, _ := legacy(t, &Options{MaxQuestions: 1, Roots: func(ctx context.Context) ([]spec.Root, error) {
 		<-release
 		return nil, nil
-	}}, `{"roots":{}}`)
+	}}, `{"roots":{"listChanged":true}}`)
 	s.say(`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`)
 	s.say(`{"jsonrpc":"2.0","id":2,"method":"roots/list"}`)
 	s.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"too many requests in flight"}}`)
@@ -586,4 +587,27 @@ func TestOutputSchema(t *testing.T) {
 			assert.Equal(t, "weather", oe.Tool)
 		}
 	}
+}
+
+// Request carries any method (and does the input rounds of the three that
+// may ask); RootsChanged is the legacy notification.
+func TestRequestAndRootsChanged(t *testing.T) {
+	s, c := legacy(t, &Options{Roots: func(context.Context) ([]spec.Root, error) { return nil, nil }}, `{"roots":{"listChanged":true}}`)
+	var got json.RawMessage
+	wait := callAsync(t, func() (err error) {
+		got, err = c.Request(context.Background(), "tasks/get", map[string]string{"taskId": "t1"})
+		return err
+	})
+	s.expect(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t1"}}`)
+	s.say(`{"jsonrpc":"2.0","id":2,"result":{"taskId":"t1","status":"working"}}`)
+	require.NoError(t, wait())
+	assert.JSONEq(t, `{"taskId":"t1","status":"working"}`, string(got))
+	_, err := c.Request(context.Background(), "x", []int{1})
+	assert.ErrorContains(t, err, "must be a JSON object")
+
+	require.NoError(t, c.RootsChanged(context.Background()))
+	s.expect(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+
+	_, m := modern(t, nil, "{}")
+	assert.ErrorContains(t, m.RootsChanged(context.Background()), "2026-07-28 has no")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
+	"sync"
 
 	"github.com/polymcp/polymcp/client"
 	"github.com/polymcp/polymcp/core/spec"
@@ -43,28 +44,71 @@ func ConnectCommand(ctx context.Context, cmd *exec.Cmd, opts *ClientOptions) (*C
 // ConnectHTTP connects to the MCP server at url: Streamable HTTP, or, when
 // the server refuses that with 400, 404 or 405, the 2024-11-05 HTTP+SSE
 // transport at the same URL (the spec's backwards-compatibility probe).
+// What it found is remembered for the URL in this process (the spec's era
+// cache): a later ConnectHTTP without a pinned revision skips the probes
+// that failed.
 func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions) (*Client, error) {
-	conn, err := streamhttp.Dial(url, nil)
-	if err != nil {
-		return nil, err
-	}
-	c, err := client.Connect(ctx, conn, opts)
-	var se *streamhttp.StatusError
-	if err == nil || !errors.As(err, &se) || !oldServerStatus(se.Status) {
-		return c, err
-	}
-	old, serr := sse.Dial(ctx, url, nil)
-	if serr != nil {
-		return nil, fmt.Errorf("%w (and as HTTP+SSE: %w)", err, serr)
-	}
 	o := ClientOptions{}
 	if opts != nil {
 		o = *opts
 	}
+	known, _ := eras.Load(url)
+	if known == eraSSE {
+		return connectSSE(ctx, url, o)
+	}
+	if known == eraLegacy && o.Revision == "" {
+		o.Revision = spec.Rev20251125 // initialize; the server may answer an older revision
+	}
+	conn, err := streamhttp.Dial(url, nil)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.Connect(ctx, conn, &o)
+	var se *streamhttp.StatusError
+	switch {
+	case err == nil:
+		eras.Store(url, eraOf(c.Revision()))
+		return c, nil
+	case !errors.As(err, &se) || !oldServerStatus(se.Status):
+		return nil, err
+	}
+	c, serr := connectSSE(ctx, url, o)
+	if serr != nil {
+		return nil, fmt.Errorf("%w (and as HTTP+SSE: %w)", err, serr)
+	}
+	return c, nil
+}
+
+// connectSSE connects over the 2024-11-05 HTTP+SSE transport.
+func connectSSE(ctx context.Context, url string, o ClientOptions) (*Client, error) {
+	conn, err := sse.Dial(ctx, url, nil)
+	if err != nil {
+		return nil, err
+	}
 	if o.Revision == "" {
 		o.Revision = spec.Rev20241105
 	}
-	return client.Connect(ctx, old, &o)
+	c, err := client.Connect(ctx, conn, &o)
+	if err == nil {
+		eras.Store(url, eraSSE)
+	}
+	return c, err
+}
+
+// The eras an HTTP server was found to speak, by URL.
+const (
+	eraModern = "modern"
+	eraLegacy = "legacy"
+	eraSSE    = "sse"
+)
+
+var eras sync.Map
+
+func eraOf(revision string) string {
+	if revision == spec.Rev20260728 {
+		return eraModern
+	}
+	return eraLegacy
 }
 
 // oldServerStatus: the answers to a POST by which a 2024-11-05 server

@@ -1,10 +1,16 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +79,48 @@ func TestClient(t *testing.T) {
 			assert.True(t, r.IsError)
 		})
 	}
+}
+
+// ConnectHTTP remembers what a URL speaks: the probes that failed once are
+// not made again.
+func TestConnectHTTPRemembersTheEra(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	posts := map[string]int{} // path + the method of each POST
+	h := newServer(t).HTTPHandler(nil)
+	legacyOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var msg struct{ Method string }
+			_ = json.Unmarshal(body, &msg)
+			mu.Lock()
+			posts[r.URL.Path+" "+msg.Method]++
+			mu.Unlock()
+			if msg.Method == "server/discover" { // a server of the legacy revisions only
+				http.Error(w, "unknown method", http.StatusBadRequest)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer legacyOnly.Close()
+	for _, path := range []string{"/mcp", "/sse"} {
+		for range 2 {
+			c, err := mcp.ConnectHTTP(ctx, legacyOnly.URL+path, nil)
+			require.NoError(t, err)
+			want := map[string]string{"/mcp": "2025-11-25", "/sse": "2024-11-05"}[path]
+			assert.Equal(t, want, c.Revision())
+			r, err := c.CallTool(ctx, "echo", map[string]string{"text": "x"})
+			require.NoError(t, err)
+			assert.Equal(t, "x", *r.Content[0].Text)
+			c.Close()
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 1, posts["/mcp server/discover"], "the modern probe, once")
+	assert.Equal(t, 2, posts["/mcp initialize"])
+	assert.Equal(t, 1, posts["/sse server/discover"], "both Streamable HTTP probes at the SSE URL, once")
+	assert.Equal(t, 1, posts["/sse initialize"])
 }

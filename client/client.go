@@ -160,7 +160,7 @@ func (c *Client) renewSession(ctx context.Context, session uint64) error {
 
 // requestOnce is request without the renewal of an ended session.
 func (c *Client) requestOnce(ctx context.Context, method string, params map[string]any, meta spec.Meta) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	ctx, cancel := round(ctx, c.o.Timeout)
 	defer cancel()
 	id := c.nextID.Add(1)
 	ch, err := c.start(ctx, id, method, params, meta)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/spec"
@@ -17,6 +18,13 @@ type CallOption func(*callOptions)
 type callOptions struct {
 	progress func(spec.ProgressParams)
 	meta     spec.Meta
+	timeout  time.Duration
+}
+
+// WithTimeout bounds each request of the call by d instead of
+// Options.Timeout.
+func WithTimeout(d time.Duration) CallOption {
+	return func(o *callOptions) { o.timeout = d }
 }
 
 // WithProgress asks the server for progress notifications of the request
@@ -45,8 +53,20 @@ func (c *Client) send(ctx context.Context, method string, params map[string]any,
 	for _, opt := range opts {
 		opt(&o)
 	}
+	d := &deadline{timeout: c.o.Timeout}
+	if o.timeout > 0 {
+		d.timeout = o.timeout
+	}
+	ctx = withDeadline(ctx, d)
 	meta := o.meta
 	if o.progress != nil {
+		progress := o.progress
+		o.progress = func(p spec.ProgressParams) {
+			if c.o.ResetTimeoutOnProgress {
+				d.touch()
+			}
+			progress(p)
+		}
 		token := "progress-" + strconv.FormatInt(c.nextID.Add(1), 10)
 		meta = spec.Meta{}
 		for k, v := range o.meta {

@@ -33,8 +33,13 @@ type Options struct {
 	// Revision pins the protocol revision (one of spec.Revisions). Empty:
 	// negotiate, preferring 2026-07-28.
 	Revision string
-	// Timeout bounds each request; DefaultTimeout when 0.
+	// Timeout bounds each request; DefaultTimeout when 0. WithTimeout
+	// sets another for one call.
 	Timeout time.Duration
+	// ResetTimeoutOnProgress restarts a call's timeout at each of its
+	// progress notifications (calls made WithProgress), so that a long
+	// task that keeps reporting is not cut off.
+	ResetTimeoutOnProgress bool
 	// ProbeTimeout bounds the server/discover probe; DefaultProbeTimeout
 	// when 0.
 	ProbeTimeout time.Duration

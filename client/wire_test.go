@@ -611,3 +611,31 @@ func TestRequestAndRootsChanged(t *testing.T) {
 	_, m := modern(t, nil, "{}")
 	assert.ErrorContains(t, m.RootsChanged(context.Background()), "2026-07-28 has no")
 }
+
+// WithTimeout bounds one call; ResetTimeoutOnProgress keeps a call alive
+// while it reports progress.
+func TestTimeouts(t *testing.T) {
+	s, c := legacy(t, &Options{ResetTimeoutOnProgress: true}, "{}")
+	start := time.Now()
+	wait := callAsync(t, func() error {
+		_, err := c.CallTool(context.Background(), "slow", nil, WithTimeout(50*time.Millisecond))
+		return err
+	})
+	s.expect(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}`)
+	assert.ErrorIs(t, wait(), context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 2*time.Second)
+	s.expect(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"context deadline exceeded"}}`)
+
+	wait = callAsync(t, func() error {
+		_, err := c.CallTool(context.Background(), "busy", nil, WithTimeout(150*time.Millisecond),
+			WithProgress(func(spec.ProgressParams) {}))
+		return err
+	})
+	s.expect(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"_meta":{"progressToken":"progress-3"},"name":"busy"}}`)
+	for i := range 5 { // 5 × 60 ms: twice the timeout, reset at each step
+		time.Sleep(60 * time.Millisecond)
+		s.say(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"progress-3","progress":` + strconv.Itoa(i+1) + `}}`)
+	}
+	s.say(`{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`)
+	require.NoError(t, wait())
+}

@@ -31,13 +31,14 @@ var allowed = map[string][]string{
 	"transport/streamhttp": {"transport", "transport/sse", "core/jsonrpc", "core/protocol", "core/spec",
 		"core/dispatch"},
 	"client":       {"core/jsonrpc", "core/schema", "core/spec", "transport"},
+	"client/oauth": {},
 	"mcp":          {"core/...", "transport/...", "client"},
 	"internal/...": {"core/...", "transport/...", "client", "mcp", "examples/...", "internal/..."},
 	// The runtime settings of the programs that own their process.
 	"internal/gcdefault": {},
 	"examples/...":       {"mcp", "core/spec", "core/jsonrpc", "examples/..."},
 	"cmd/...":            {"mcp", "client", "core/jsonrpc", "core/spec", "transport/...", "examples/...", "internal/gcdefault"},
-	"conformance/...":    {"client", "core/spec", "core/jsonrpc", "transport", "transport/..."}, // the runner's client
+	"conformance/...":    {"client", "client/oauth", "core/spec", "core/jsonrpc", "transport", "transport/..."}, // the runner's client
 	"capi/...":           {"mcp", "core/...", "transport/...", "capi/...", "internal/gcdefault"},
 	"":                   {"..."}, // tests at the root may import anything
 }

@@ -19,12 +19,16 @@ type session struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"toolCalls"`
+		// The pre-registered client of the auth/* scenarios that have one.
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		Issuer       string `json:"issuer"`
 	}
 }
 
 // scenarios play each client scenario the runner names; what the runner
 // checks is on the wire (headers, _meta, retries), so most only list and
-// call. The auth/* scenarios are missing: polymcp has no OAuth client.
+// call. The auth/* scenarios, not listed, run callListed (see run).
 var scenarios = map[string]func(context.Context, *session) error{
 	"initialize":                          listTools,
 	"json-schema-ref-no-deref":            listTools,

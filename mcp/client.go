@@ -52,6 +52,9 @@ func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions) (*Client,
 	if opts != nil {
 		o = *opts
 	}
+	// Only a negotiation finds out what the server speaks; a pinned
+	// revision says nothing of the others.
+	negotiated := o.Revision == ""
 	known, _ := eras.Load(url)
 	if known == eraSSE {
 		return connectSSE(ctx, url, o)
@@ -67,7 +70,9 @@ func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions) (*Client,
 	var se *streamhttp.StatusError
 	switch {
 	case err == nil:
-		eras.Store(url, eraOf(c.Revision()))
+		if negotiated {
+			eras.Store(url, eraOf(c.Revision()))
+		}
 		return c, nil
 	case !errors.As(err, &se) || !oldServerStatus(se.Status):
 		return nil, err

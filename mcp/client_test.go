@@ -105,6 +105,11 @@ func TestConnectHTTPRemembersTheEra(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer legacyOnly.Close()
+	// A pinned revision teaches the cache nothing: the next negotiation
+	// still probes.
+	c, err := mcp.ConnectHTTP(ctx, legacyOnly.URL+"/mcp", &mcp.ClientOptions{Revision: "2025-06-18"})
+	require.NoError(t, err)
+	c.Close()
 	for _, path := range []string{"/mcp", "/sse"} {
 		for range 2 {
 			c, err := mcp.ConnectHTTP(ctx, legacyOnly.URL+path, nil)
@@ -120,7 +125,7 @@ func TestConnectHTTPRemembersTheEra(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, 1, posts["/mcp server/discover"], "the modern probe, once")
-	assert.Equal(t, 2, posts["/mcp initialize"])
+	assert.Equal(t, 3, posts["/mcp initialize"])
 	assert.Equal(t, 1, posts["/sse server/discover"], "both Streamable HTTP probes at the SSE URL, once")
 	assert.Equal(t, 1, posts["/sse initialize"])
 }

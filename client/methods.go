@@ -118,6 +118,15 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 	}
 	var r spec.CallToolResult
 	raw, err := c.send(ctx, "tools/call", params, &r, opts)
+	if headerMismatch(err) {
+		// The server's tool may have changed its x-mcp-header annotations
+		// since the transport saw them: list again and retry, once, as
+		// the spec says a client SHOULD.
+		if _, lerr := c.ListTools(ctx); lerr == nil {
+			r = spec.CallToolResult{}
+			raw, err = c.send(ctx, "tools/call", params, &r, opts)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +136,13 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 		}
 	}
 	return &r, nil
+}
+
+// headerMismatch reports whether err is the server's -32020: a Streamable
+// HTTP header (Mcp-Param-*, say) that does not match the body.
+func headerMismatch(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == jsonrpc.CodeHeaderMismatch
 }
 
 // ReadResource reads the resource at uri.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/transport"
 )
@@ -638,4 +640,31 @@ func TestTimeouts(t *testing.T) {
 	}
 	s.say(`{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`)
 	require.NoError(t, wait())
+}
+
+// A -32020 to tools/call (a header the server finds at odds with the body)
+// makes the client list the tools again and retry once
+// (server/tools#x-mcp-header).
+func TestHeaderMismatchRetry(t *testing.T) {
+	s, c := modern(t, nil, "{}")
+	mismatch := `{"jsonrpc":"2.0","id":%d,"error":{"code":-32020,"message":"header mismatch"}}`
+	wait := callAsync(t, func() error {
+		_, err := c.CallTool(context.Background(), "geo", map[string]string{"region": "eu"})
+		return err
+	})
+	call := func(id int) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` +
+			`"io.modelcontextprotocol/clientInfo":{"name":"polymcp-client","version":"0.1.0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},` +
+			`"arguments":{"region":"eu"},"name":"geo"}}`
+	}
+	s.expect(call(2))
+	s.say(fmt.Sprintf(mismatch, 2))
+	s.expect(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"polymcp-client","version":"0.1.0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	s.say(`{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"geo","inputSchema":{"type":"object"}}]}}`)
+	s.expect(call(4))
+	s.say(fmt.Sprintf(mismatch, 4))
+	var je *jsonrpc.Error
+	require.ErrorAs(t, wait(), &je, "a second mismatch is the call's error")
+	assert.EqualValues(t, -32020, je.Code)
 }

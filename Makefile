@@ -76,6 +76,8 @@ conformance: build ## the official conformance runner against polymcp everything
 
 bench: build ## benchmarks against the peer SDKs (Go stdio, HTTP, C ABI; Python; Node); reports go to bench/results/
 	cd bench && $(GO) run ./cmd/mcpbench suite -transport all -polymcp "../$(BIN) everything" -capi "../$(BUILD)/examples/c/echo_server"
+	cd bench && for p in 16 65536; do $(GO) run ./cmd/clientbench -payload $$p -server "../$(BIN) everything"; echo; done \
+		> results/$$(date -u +%F)-clients.md
 	bench/lang/run.sh all
 
 include mk/capi.mk

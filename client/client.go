@@ -214,7 +214,9 @@ func (c *Client) encodeRequest(id int64, method string, params map[string]any, m
 	var raw []byte
 	if params != nil {
 		var err error
-		if raw, err = jsonrpc.Marshal(params); err != nil {
+		// Every raw member of params (arguments, inputResponses) is an
+		// output of jsonrpc.Marshal: no need to compact it again.
+		if raw, err = jsonrpc.MarshalOwn(params); err != nil {
 			return nil, fmt.Errorf("client: %s params: %w", method, err)
 		}
 	}

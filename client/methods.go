@@ -21,6 +21,21 @@ type callOptions struct {
 	timeout  time.Duration
 }
 
+// encodeMeta encodes each of the caller's _meta values, compacted and
+// checked, once: the request is then encoded with jsonrpc.MarshalOwn,
+// which writes raw values as they are (one holding a newline would break
+// stdio's framing).
+func (o *callOptions) encodeMeta() error {
+	for k, v := range o.meta {
+		raw, err := jsonrpc.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("client: _meta %q: %w", k, err)
+		}
+		o.meta[k] = json.RawMessage(raw)
+	}
+	return nil
+}
+
 // WithTimeout bounds each request of the call by d instead of
 // Options.Timeout.
 func WithTimeout(d time.Duration) CallOption {
@@ -52,6 +67,9 @@ func (c *Client) send(ctx context.Context, method string, params map[string]any,
 	var o callOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if err := o.encodeMeta(); err != nil {
+		return nil, err
 	}
 	d := &deadline{timeout: c.o.Timeout}
 	if o.timeout > 0 {
@@ -244,8 +262,14 @@ func (c *Client) Request(ctx context.Context, method string, params any, opts ..
 		if err != nil {
 			return nil, fmt.Errorf("client: %s params: %w", method, err)
 		}
-		if err := jsonrpc.UnmarshalOwned(raw, &members); err != nil {
+		// Kept raw, so that numbers keep every digit.
+		var fields map[string]json.RawMessage
+		if err := jsonrpc.UnmarshalOwned(raw, &fields); err != nil {
 			return nil, fmt.Errorf("client: %s params must be a JSON object", method)
+		}
+		members = make(map[string]any, len(fields))
+		for k, v := range fields {
+			members[k] = v
 		}
 	}
 	var result json.RawMessage

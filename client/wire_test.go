@@ -597,10 +597,10 @@ func TestRequestAndRootsChanged(t *testing.T) {
 	s, c := legacy(t, &Options{Roots: func(context.Context) ([]spec.Root, error) { return nil, nil }}, `{"roots":{"listChanged":true}}`)
 	var got json.RawMessage
 	wait := callAsync(t, func() (err error) {
-		got, err = c.Request(context.Background(), "tasks/get", map[string]string{"taskId": "t1"})
+		got, err = c.Request(context.Background(), "tasks/get", map[string]any{"taskId": "t1", "n": int64(9007199254740993)})
 		return err
 	})
-	s.expect(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t1"}}`)
+	s.expect(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"n":9007199254740993,"taskId":"t1"}}`)
 	s.say(`{"jsonrpc":"2.0","id":2,"result":{"taskId":"t1","status":"working"}}`)
 	require.NoError(t, wait())
 	assert.JSONEq(t, `{"taskId":"t1","status":"working"}`, string(got))
@@ -667,4 +667,25 @@ func TestHeaderMismatchRetry(t *testing.T) {
 	var je *jsonrpc.Error
 	require.ErrorAs(t, wait(), &je, "a second mismatch is the call's error")
 	assert.EqualValues(t, -32020, je.Code)
+}
+
+// Raw JSON a caller puts in _meta is compacted and checked before it goes
+// on the wire: a newline in it would break stdio's framing.
+func TestMetaRawJSON(t *testing.T) {
+	s, c := legacy(t, nil, "{}")
+	wait := callAsync(t, func() error {
+		return c.Ping(context.Background())
+	})
+	s.expect(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	s.say(`{"jsonrpc":"2.0","id":2,"result":{}}`)
+	require.NoError(t, wait())
+	wait = callAsync(t, func() error {
+		_, err := c.ReadResource(context.Background(), "test://a", WithMeta(spec.Meta{"com.example/x": json.RawMessage("{\n \"a\": 1\n}")}))
+		return err
+	})
+	s.expect(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"_meta":{"com.example/x":{"a":1}},"uri":"test://a"}}`)
+	s.say(`{"jsonrpc":"2.0","id":3,"result":{"contents":[]}}`)
+	require.NoError(t, wait())
+	_, err := c.ReadResource(context.Background(), "test://a", WithMeta(spec.Meta{"com.example/x": json.RawMessage("{bad")}))
+	assert.ErrorContains(t, err, `_meta "com.example/x"`)
 }

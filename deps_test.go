@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	// The runtime settings of the programs that own their process.
 	"internal/gcdefault": {},
 	"examples/...":       {"mcp", "core/spec", "core/jsonrpc", "examples/..."},
-	"cmd/...":            {"mcp", "client", "core/jsonrpc", "core/spec", "transport/...", "examples/...", "internal/gcdefault"},
+	"cmd/...":            {"mcp", "client/...", "core/jsonrpc", "core/spec", "transport/...", "examples/...", "internal/gcdefault"},
 	"conformance/...":    {"client", "client/oauth", "core/spec", "core/jsonrpc", "transport", "transport/..."}, // the runner's client
 	"capi/...":           {"mcp", "core/...", "transport/...", "capi/...", "internal/gcdefault"},
 	"":                   {"..."}, // tests at the root may import anything

@@ -46,8 +46,9 @@ func ConnectCommand(ctx context.Context, cmd *exec.Cmd, opts *ClientOptions) (*C
 // transport at the same URL (the spec's backwards-compatibility probe).
 // What it found is remembered for the URL in this process (the spec's era
 // cache): a later ConnectHTTP without a pinned revision skips the probes
-// that failed.
-func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions) (*Client, error) {
+// that failed. httpOpts (nil: the defaults) sets the HTTP client (an
+// oauth.Transport in it, say) and headers of both transports.
+func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions, httpOpts *streamhttp.ClientOptions) (*Client, error) {
 	o := ClientOptions{}
 	if opts != nil {
 		o = *opts
@@ -57,12 +58,12 @@ func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions) (*Client,
 	negotiated := o.Revision == ""
 	known, _ := eras.Load(url)
 	if known == eraSSE {
-		return connectSSE(ctx, url, o)
+		return connectSSE(ctx, url, o, httpOpts)
 	}
 	if known == eraLegacy && o.Revision == "" {
 		o.Revision = spec.Rev20251125 // initialize; the server may answer an older revision
 	}
-	conn, err := streamhttp.Dial(url, nil)
+	conn, err := streamhttp.Dial(url, httpOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +78,7 @@ func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions) (*Client,
 	case !errors.As(err, &se) || !oldServerStatus(se.Status):
 		return nil, err
 	}
-	c, serr := connectSSE(ctx, url, o)
+	c, serr := connectSSE(ctx, url, o, httpOpts)
 	if serr != nil {
 		return nil, fmt.Errorf("%w (and as HTTP+SSE: %w)", err, serr)
 	}
@@ -85,8 +86,13 @@ func ConnectHTTP(ctx context.Context, url string, opts *ClientOptions) (*Client,
 }
 
 // connectSSE connects over the 2024-11-05 HTTP+SSE transport.
-func connectSSE(ctx context.Context, url string, o ClientOptions) (*Client, error) {
-	conn, err := sse.Dial(ctx, url, nil)
+func connectSSE(ctx context.Context, url string, o ClientOptions, httpOpts *streamhttp.ClientOptions) (*Client, error) {
+	var so *sse.ClientOptions
+	if httpOpts != nil {
+		so = &sse.ClientOptions{HTTPClient: httpOpts.HTTPClient, Header: httpOpts.Header,
+			MaxEventBytes: httpOpts.MaxMessageBytes, Logger: httpOpts.Logger}
+	}
+	conn, err := sse.Dial(ctx, url, so)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func TestClient(t *testing.T) {
 			l, err := newServer(t).ListenHTTP(ctx, "127.0.0.1:0", nil)
 			require.NoError(t, err)
 			t.Cleanup(func() { l.Close() })
-			return mcp.ConnectHTTP(ctx, l.URL(), &mcp.ClientOptions{Revision: "2025-06-18"})
+			return mcp.ConnectHTTP(ctx, l.URL(), &mcp.ClientOptions{Revision: "2025-06-18"}, nil)
 		},
 		"http+sse (2024-11-05)": func(t *testing.T) (*mcp.Client, error) {
 			// Only the HTTP+SSE endpoint is there: the Streamable HTTP
@@ -56,7 +56,7 @@ func TestClient(t *testing.T) {
 			l, err := newServer(t).ListenHTTP(ctx, "127.0.0.1:0", nil)
 			require.NoError(t, err)
 			t.Cleanup(func() { l.Close() })
-			c, err := mcp.ConnectHTTP(ctx, strings.TrimSuffix(l.URL(), "/mcp")+"/sse", nil)
+			c, err := mcp.ConnectHTTP(ctx, strings.TrimSuffix(l.URL(), "/mcp")+"/sse", nil, nil)
 			if err == nil {
 				assert.Equal(t, "2024-11-05", c.Revision())
 			}
@@ -107,12 +107,12 @@ func TestConnectHTTPRemembersTheEra(t *testing.T) {
 	defer legacyOnly.Close()
 	// A pinned revision teaches the cache nothing: the next negotiation
 	// still probes.
-	c, err := mcp.ConnectHTTP(ctx, legacyOnly.URL+"/mcp", &mcp.ClientOptions{Revision: "2025-06-18"})
+	c, err := mcp.ConnectHTTP(ctx, legacyOnly.URL+"/mcp", &mcp.ClientOptions{Revision: "2025-06-18"}, nil)
 	require.NoError(t, err)
 	c.Close()
 	for _, path := range []string{"/mcp", "/sse"} {
 		for range 2 {
-			c, err := mcp.ConnectHTTP(ctx, legacyOnly.URL+path, nil)
+			c, err := mcp.ConnectHTTP(ctx, legacyOnly.URL+path, nil, nil)
 			require.NoError(t, err)
 			want := map[string]string{"/mcp": "2025-11-25", "/sse": "2024-11-05"}[path]
 			assert.Equal(t, want, c.Revision())

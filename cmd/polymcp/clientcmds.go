@@ -29,6 +29,7 @@ func list(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer t.release()
 	defer c.Close()
 	cat, err := catalogue(ctx, c)
 	if err != nil {
@@ -114,6 +115,7 @@ func callTool(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer t.release()
 	defer c.Close()
 	var toolArgs any
 	if arguments != nil {
@@ -180,6 +182,7 @@ func read(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer t.release()
 	defer c.Close()
 	r, err := c.ReadResource(ctx, rest[0])
 	if err != nil {

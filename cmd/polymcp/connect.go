@@ -7,16 +7,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/polymcp/polymcp/client"
+	"github.com/polymcp/polymcp/client/oauth"
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/mcp"
 	"github.com/polymcp/polymcp/transport"
 	"github.com/polymcp/polymcp/transport/stdio"
+	"github.com/polymcp/polymcp/transport/streamhttp"
 )
 
 // target is the server a client command talks to: a Streamable HTTP URL,
@@ -26,11 +29,33 @@ type target struct {
 	command  []string
 	revision string
 	timeout  time.Duration
+	// HTTP only: headers for every request, and OAuth.
+	header headers
+	oauth  bool
+	// loopback receives the OAuth redirect; closed by release.
+	loopback *oauth.Loopback
+}
+
+// headers is a repeatable "Name: value" flag.
+type headers http.Header
+
+func (h headers) String() string { return "" }
+
+func (h headers) Set(v string) error {
+	name, value, ok := strings.Cut(v, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return errors.New(`a header is "Name: value"`)
+	}
+	http.Header(h).Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	return nil
 }
 
 // flags registers the flags naming a target on fs.
 func (t *target) flags(fs *flag.FlagSet) {
+	t.header = headers{}
 	fs.StringVar(&t.url, "http", "", "the server's Streamable HTTP URL (or its 2024-11-05 HTTP+SSE stream's)")
+	fs.Var(t.header, "header", `an HTTP header for every request, "Name: value" (repeatable; Authorization, say)`)
+	fs.BoolVar(&t.oauth, "oauth", false, "authorize with OAuth 2.1 when the HTTP server asks: the authorization URL is printed on stderr, to open in a browser")
 	fs.StringVar(&t.revision, "revision", "", "pin a protocol revision (default: negotiate, preferring 2026-07-28)")
 	fs.DurationVar(&t.timeout, "timeout", client.DefaultTimeout, "bound on each request")
 }
@@ -84,13 +109,45 @@ func (t *target) dial(ctx context.Context) (transport.ClientConn, error) {
 // server that refuses Streamable HTTP is tried as a 2024-11-05 HTTP+SSE one.
 func (t *target) connect(ctx context.Context, o *client.Options) (*client.Client, error) {
 	if t.url != "" {
-		return mcp.ConnectHTTP(ctx, t.url, t.options(o))
+		httpOpts, err := t.httpOptions()
+		if err != nil {
+			return nil, err
+		}
+		return mcp.ConnectHTTP(ctx, t.url, t.options(o), httpOpts)
 	}
 	conn, err := t.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return t.negotiate(ctx, conn, o)
+}
+
+// httpOptions are the HTTP side of the target: its headers and, with
+// --oauth, an OAuth transport whose redirect comes back to a loopback
+// listener (RFC 8252).
+func (t *target) httpOptions() (*streamhttp.ClientOptions, error) {
+	o := &streamhttp.ClientOptions{Header: http.Header(t.header)}
+	if !t.oauth {
+		return o, nil
+	}
+	lb, err := oauth.NewLoopback(func(authURL string) {
+		fmt.Fprintf(os.Stderr, "polymcp: the server asks for authorization; open this URL in a browser:\n  %s\n", authURL)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.loopback = lb
+	cfg := oauth.Config{ClientName: "polymcp", RedirectURL: lb.RedirectURL(), Authorize: lb.Authorize}
+	o.HTTPClient = &http.Client{Transport: &oauth.Transport{Config: cfg}}
+	return o, nil
+}
+
+// release frees what connect set up besides the client (the OAuth
+// listener).
+func (t *target) release() {
+	if t.loopback != nil {
+		t.loopback.Close()
+	}
 }
 
 // negotiate connects a client over conn with the target's settings.

@@ -34,7 +34,9 @@ Usage:
   polymcp call [--json] TOOL ['{"k":"v"}']   call a tool; print its content (status 1 on a tool error)
   polymcp read [--json] URI                  read a resource; print its text
       each names its server last: --http URL, or -- COMMAND ARGS... (a stdio server);
-      --revision REV pins a protocol revision (default: negotiate), --timeout D bounds a request
+      --revision REV pins a protocol revision (default: negotiate), --timeout D bounds a request;
+      over HTTP, --header "Name: value" (repeatable) goes on every request, and --oauth
+      authorizes with OAuth 2.1 when the server asks (the URL to open is printed on stderr)
   polymcp version             print the version and the protocol revisions
   polymcp help                print this text
 `

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/polymcp/polymcp/examples/everything"
 	"github.com/polymcp/polymcp/internal/wire"
 )
 
@@ -168,4 +171,39 @@ func TestClientCommands(t *testing.T) {
 			})
 		}
 	}
+}
+
+// --header reaches the server on every request (a bearer token, say), and
+// --oauth leaves a server that asks for no authorization as it was.
+func TestClientHeaders(t *testing.T) {
+	bin := binary(t)
+	srv := everything.New(nil)
+	defer srv.Close()
+	h := srv.HTTPHandler(nil)
+	guarded := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer guarded.Close()
+	open := httptest.NewServer(h)
+	defer open.Close()
+	run := func(args ...string) (string, error) {
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("call", "--http", guarded.URL+"/mcp", "--header", "Authorization: Bearer s3cret", "echo", `{"text":"let in"}`)
+	require.NoError(t, err, out)
+	assert.Equal(t, "let in\n", out)
+	out, err = run("call", "--http", guarded.URL+"/mcp", "echo", `{"text":"kept out"}`)
+	assert.Error(t, err)
+	assert.Contains(t, out, "401")
+	out, err = run("call", "--oauth", "--http", open.URL+"/mcp", "echo", `{"text":"no auth asked"}`)
+	require.NoError(t, err, out)
+	assert.Equal(t, "no auth asked\n", out)
+	out, err = run("call", "--header", "no colon", "--http", open.URL+"/mcp", "echo")
+	assert.Error(t, err)
+	assert.Contains(t, out, `a header is "Name: value"`)
 }

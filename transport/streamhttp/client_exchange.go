@@ -228,29 +228,45 @@ func (c *ClientConn) resume(x *call, cur *sse.Cursor) error {
 
 // openListen opens the legacy session's GET stream, which carries the
 // server's requests and notifications unrelated to any request. It
-// replaces the stream of an earlier session.
-func (c *ClientConn) openListen(s session) {
+// replaces the stream of an earlier session. It returns once the server
+// has answered the GET (or after listenWait): the client's next request
+// then cannot overtake the stream, which a server could mistake for a
+// resumption of that request's stream.
+func (c *ClientConn) openListen(ctx context.Context, s session) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return
 	}
 	if c.stopListen != nil {
 		c.stopListen()
 	}
-	ctx, cancel := context.WithCancel(c.life)
+	lctx, cancel := context.WithCancel(c.life)
 	c.stopListen = cancel
 	c.wg.Add(1)
-	go c.listen(ctx, s)
+	opened := make(chan struct{})
+	go c.listen(lctx, s, opened)
+	c.mu.Unlock()
+	t := time.NewTimer(listenWait)
+	defer t.Stop()
+	select {
+	case <-opened:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
+
+// listenWait bounds how long opening the GET stream holds up the client.
+const listenWait = time.Second
 
 // listen reads the GET stream, reopening it with Last-Event-ID when it
 // drops. A status (405: the server offers none) ends it for good.
-func (c *ClientConn) listen(ctx context.Context, s session) {
+func (c *ClientConn) listen(ctx context.Context, s session, opened chan struct{}) {
 	defer c.wg.Done()
 	cur := &sse.Cursor{}
 	for misses := 0; ; {
-		events, err := c.listenOnce(ctx, s, cur)
+		events, err := c.listenOnce(ctx, s, cur, opened)
+		opened = nil
 		var se *StatusError
 		switch {
 		case ctx.Err() != nil:
@@ -274,8 +290,13 @@ func (c *ClientConn) listen(ctx context.Context, s session) {
 	}
 }
 
-func (c *ClientConn) listenOnce(ctx context.Context, s session, cur *sse.Cursor) (events int, err error) {
+// listenOnce reads the GET stream once; opened, when not nil, is closed
+// once the server has answered the GET.
+func (c *ClientConn) listenOnce(ctx context.Context, s session, cur *sse.Cursor, opened chan struct{}) (events int, err error) {
 	resp, err := c.openGet(ctx, s, cur.LastID)
+	if opened != nil {
+		close(opened)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -322,7 +343,7 @@ func (c *ClientConn) post(ctx context.Context, m *jsonrpc.Message, body []byte, 
 		return
 	}
 	if m.Method == "notifications/initialized" && s != (session{}) {
-		c.openListen(s)
+		c.openListen(ctx, s)
 	}
 }
 

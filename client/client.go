@@ -182,6 +182,9 @@ func (c *Client) start(ctx context.Context, id int64, method string, params map[
 	}
 	if err := c.conn.Send(ctx, frame); err != nil {
 		c.unregister(id)
+		if errors.Is(err, transport.ErrClosed) {
+			return nil, ErrClosed // as every request after the end
+		}
 		return nil, fmt.Errorf("client: send %s: %w", method, err)
 	}
 	return ch, nil

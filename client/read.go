@@ -24,6 +24,8 @@ func (c *Client) read() {
 			}
 			if errors.Is(err, transport.ErrClosed) || c.ctx.Err() != nil {
 				err = ErrClosed
+			} else {
+				err = fmt.Errorf("%w: %w", ErrClosed, err) // the end, and why
 			}
 			c.end(err)
 			return

@@ -363,3 +363,56 @@ func TestHTTPSSE(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, tools)
 }
+
+// TestTasks: with Options.Tasks, a call the server turns into a task
+// (2026-07-28) is followed to its end: its result, its tool error, its
+// JSON-RPC error, its questions answered through tasks/update, and a
+// context that ends first.
+func TestTasks(t *testing.T) {
+	for _, name := range []string{"memory", "http"} {
+		t.Run(name, func(t *testing.T) {
+			o := handlers()
+			o.Tasks = true
+			o.Elicitation = func(_ context.Context, p *spec.ElicitParams) (*spec.ElicitResult, error) {
+				return &spec.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true, "name": "Ada"}}, nil
+			}
+			c, err := client.Connect(context.Background(), dialers[name](t), o)
+			require.NoError(t, err)
+			defer c.Close()
+			ctx := context.Background()
+
+			r, err := c.CallTool(ctx, "slow_compute", map[string]any{"seconds": 0.1, "label": "pi"})
+			require.NoError(t, err)
+			assert.Equal(t, "Computed pi in 0.1s", textOf(t, r))
+
+			r, err = c.CallTool(ctx, "confirm_delete", map[string]any{"filename": "a.txt"})
+			require.NoError(t, err)
+			assert.Equal(t, "Deleted a.txt", textOf(t, r))
+
+			r, err = c.CallTool(ctx, "test_tool_with_task", nil)
+			require.NoError(t, err)
+			assert.Contains(t, textOf(t, r), "Ada")
+
+			r, err = c.CallTool(ctx, "failing_job", nil)
+			require.NoError(t, err)
+			assert.True(t, r.IsError)
+
+			_, err = c.CallTool(ctx, "protocol_error_job", nil)
+			var je *jsonrpc.Error
+			require.ErrorAs(t, err, &je)
+
+			short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err = c.CallTool(short, "slow_compute", map[string]any{"seconds": 60})
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Less(t, time.Since(start), 10*time.Second)
+		})
+	}
+	t.Run("without the extension, an ordinary call", func(t *testing.T) {
+		c := connect(t, "memory", spec.Rev20260728)
+		r, err := c.CallTool(context.Background(), "slow_compute", map[string]any{"seconds": 0.01})
+		require.NoError(t, err)
+		assert.Contains(t, textOf(t, r), "Computed job")
+	})
+}

@@ -119,7 +119,8 @@ func (c *Client) send(ctx context.Context, method string, params map[string]any,
 
 // CallTool calls tool name with args (any value that encodes as a JSON
 // object, or nil). A tool's own failure is a result with IsError set,
-// not an error. When ListTools has seen the tool declare an outputSchema,
+// not an error. With Options.Tasks, a call the server turns into a task
+// (2026-07-28) is followed to its end and returns the task's result. When ListTools has seen the tool declare an outputSchema,
 // a successful result must carry structuredContent that matches it, or
 // the call fails with an *OutputError (Options.SkipOutputValidation).
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*spec.CallToolResult, error) {
@@ -136,6 +137,12 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 	}
 	var r spec.CallToolResult
 	raw, err := c.send(ctx, "tools/call", params, &r, opts)
+	if err == nil && isTask(raw) {
+		if raw, err = c.awaitTask(ctx, raw); err == nil {
+			r = spec.CallToolResult{}
+			err = jsonrpc.UnmarshalOwned(raw, &r)
+		}
+	}
 	if headerMismatch(err) {
 		// The server's tool may have changed its x-mcp-header annotations
 		// since the transport saw them: list again and retry, once, as

@@ -53,6 +53,12 @@ type Options struct {
 	// (-32603, "too many requests in flight") at once.
 	MaxQuestions int
 
+	// Tasks declares the 2026-07-28 tasks extension
+	// (io.modelcontextprotocol/tasks): the server may then answer a
+	// tools/call with a task, which CallTool follows to its end (polling
+	// tasks/get, answering its questions with tasks/update, and
+	// tasks/cancel when the call's context ends first).
+	Tasks bool
 	// SkipOutputValidation leaves tool results unchecked against the
 	// outputSchema their tool declared in ListTools.
 	SkipOutputValidation bool
@@ -121,6 +127,9 @@ func (o *Options) capabilities() spec.ClientCapabilities {
 	}
 	if o.Elicitation != nil {
 		c.Elicitation = []byte(`{}`)
+	}
+	if o.Tasks {
+		c.Extensions = map[string]any{spec.ExtensionTasks: map[string]any{}}
 	}
 	return c
 }

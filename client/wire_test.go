@@ -689,3 +689,46 @@ func TestMetaRawJSON(t *testing.T) {
 	_, err := c.ReadResource(context.Background(), "test://a", WithMeta(spec.Meta{"com.example/x": json.RawMessage("{bad")}))
 	assert.ErrorContains(t, err, `_meta "com.example/x"`)
 }
+
+// The tasks extension (SEP-2663) as literal messages: the handle, polling,
+// a question answered by tasks/update, the result; a context that ends
+// cancels the task.
+func TestTaskWire(t *testing.T) {
+	caps := `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	s, c := modern(t, &Options{Tasks: true, Elicitation: func(context.Context, *spec.ElicitParams) (*spec.ElicitResult, error) {
+		return &spec.ElicitResult{Action: "accept"}, nil
+	}}, caps)
+	meta := `"_meta":{"io.modelcontextprotocol/clientCapabilities":` + caps + `,"io.modelcontextprotocol/clientInfo":` +
+		`{"name":"polymcp-client","version":"0.1.0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+	task := func(status, extra string) string {
+		return `{"resultType":"complete","taskId":"t1","status":"` + status + `","createdAt":"x","lastUpdatedAt":"x","ttlMs":1000,"pollIntervalMs":1` + extra + `}`
+	}
+	var r *spec.CallToolResult
+	wait := callAsync(t, func() (err error) { r, err = c.CallTool(context.Background(), "job", nil); return err })
+	s.expect(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + meta + `,"name":"job"}}`)
+	s.say(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"task","taskId":"t1","status":"working","createdAt":"x","lastUpdatedAt":"x","ttlMs":1000,"pollIntervalMs":1}}`)
+	s.expect(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{` + meta + `,"taskId":"t1"}}`)
+	s.say(`{"jsonrpc":"2.0","id":3,"result":` + task("input_required", `,"inputRequests":{"ok":{"method":"elicitation/create","params":{"message":"?"}}}`) + `}`)
+	s.expect(`{"jsonrpc":"2.0","id":4,"method":"tasks/update","params":{` + meta + `,"inputResponses":{"ok":{"action":"accept"}},"taskId":"t1"}}`)
+	s.say(`{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete"}}`)
+	s.expect(`{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{` + meta + `,"taskId":"t1"}}`)
+	s.say(`{"jsonrpc":"2.0","id":5,"result":` + task("completed", `,"result":{"content":[{"type":"text","text":"done"}]}`) + `}`)
+	require.NoError(t, wait())
+	assert.Equal(t, "done", *r.Content[0].Text)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	wait = callAsync(t, func() error { _, err := c.CallTool(ctx, "job", nil); return err })
+	s.expect(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{` + meta + `,"name":"job"}}`)
+	s.say(`{"jsonrpc":"2.0","id":6,"result":{"resultType":"task","taskId":"t1","status":"working","createdAt":"x","lastUpdatedAt":"x","ttlMs":1000,"pollIntervalMs":1}}`)
+	s.expect(`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{` + meta + `,"taskId":"t1"}}`)
+	cancel() // while polling: the poll is abandoned, and the task cancelled
+	s.expect(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"context canceled"}}`)
+	s.expect(`{"jsonrpc":"2.0","id":8,"method":"tasks/cancel","params":{` + meta + `,"taskId":"t1"}}`)
+	s.say(`{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete"}}`)
+	assert.ErrorIs(t, wait(), context.Canceled)
+
+	wait = callAsync(t, func() error { _, err := c.CallTool(context.Background(), "job", nil); return err })
+	s.expect(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{` + meta + `,"name":"job"}}`)
+	s.say(`{"jsonrpc":"2.0","id":9,"result":` + strings.Replace(task("failed", `,"error":{"code":-32603,"message":"boom"}`), `"complete"`, `"task"`, 1) + `}`)
+	assert.ErrorContains(t, wait(), "boom")
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/spec"
 	"github.com/polymcp/polymcp/examples/everything"
+	"github.com/polymcp/polymcp/mcp"
 	"github.com/polymcp/polymcp/transport"
 	"github.com/polymcp/polymcp/transport/sse"
 	"github.com/polymcp/polymcp/transport/stdio"
@@ -41,21 +42,8 @@ func TestMain(m *testing.M) {
 
 // dialers connect to a fresh everything server over each transport.
 var dialers = map[string]func(t *testing.T) transport.ClientConn{
-	"memory": func(t *testing.T) transport.ClientConn {
-		srv := everything.New(nil)
-		t.Cleanup(srv.Close)
-		return srv.Connect().Conn()
-	},
-	"http": func(t *testing.T) transport.ClientConn {
-		srv := everything.New(nil)
-		t.Cleanup(srv.Close)
-		l, err := srv.ListenHTTP(context.Background(), "127.0.0.1:0", nil)
-		require.NoError(t, err)
-		t.Cleanup(func() { l.Close() })
-		conn, err := streamhttp.Dial(l.URL(), nil)
-		require.NoError(t, err)
-		return conn
-	},
+	"memory": func(t *testing.T) transport.ClientConn { return memoryConn(t, nil) },
+	"http":   func(t *testing.T) transport.ClientConn { return httpConn(t, nil) },
 	"stdio": func(t *testing.T) transport.ClientConn {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), serverEnv+"=1")
@@ -364,6 +352,34 @@ func TestHTTPSSE(t *testing.T) {
 	assert.NotEmpty(t, tools)
 }
 
+// fastPolling serve the everything example with a poll interval of 50 ms,
+// so that following a task takes a test little time.
+var fastPolling = map[string]func(t *testing.T) transport.ClientConn{
+	"memory": func(t *testing.T) transport.ClientConn { return memoryConn(t, fastPoll) },
+	"http":   func(t *testing.T) transport.ClientConn { return httpConn(t, fastPoll) },
+}
+
+var fastPoll = &mcp.ServerOptions{TaskPollInterval: 50 * time.Millisecond}
+
+// memoryConn connects in process to a fresh everything server.
+func memoryConn(t *testing.T, opts *mcp.ServerOptions) transport.ClientConn {
+	srv := everything.New(opts)
+	t.Cleanup(srv.Close)
+	return srv.Connect().Conn()
+}
+
+// httpConn dials a fresh everything server's Streamable HTTP endpoint.
+func httpConn(t *testing.T, opts *mcp.ServerOptions) transport.ClientConn {
+	srv := everything.New(opts)
+	t.Cleanup(srv.Close)
+	l, err := srv.ListenHTTP(context.Background(), "127.0.0.1:0", nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	conn, err := streamhttp.Dial(l.URL(), nil)
+	require.NoError(t, err)
+	return conn
+}
+
 // TestTasks: with Options.Tasks, a call the server turns into a task
 // (2026-07-28) is followed to its end: its result, its tool error, its
 // JSON-RPC error, its questions answered through tasks/update, and a
@@ -376,7 +392,7 @@ func TestTasks(t *testing.T) {
 			o.Elicitation = func(_ context.Context, p *spec.ElicitParams) (*spec.ElicitResult, error) {
 				return &spec.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true, "name": "Ada"}}, nil
 			}
-			c, err := client.Connect(context.Background(), dialers[name](t), o)
+			c, err := client.Connect(context.Background(), fastPolling[name](t), o)
 			require.NoError(t, err)
 			defer c.Close()
 			ctx := context.Background()

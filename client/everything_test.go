@@ -318,13 +318,8 @@ func TestListen(t *testing.T) {
 // TestHTTPSSE: the 2024-11-05 HTTP+SSE transport (sse.Dial) carries the
 // whole surface, the server's questions and cancellation included.
 func TestHTTPSSE(t *testing.T) {
-	srv := everything.New(nil)
-	t.Cleanup(srv.Close)
-	l, err := srv.ListenHTTP(context.Background(), "127.0.0.1:0", nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { l.Close() })
 	ctx := context.Background()
-	conn, err := sse.Dial(ctx, strings.TrimSuffix(l.URL(), "/mcp")+"/sse", nil)
+	conn, err := sse.Dial(ctx, strings.TrimSuffix(listen(t, nil), "/mcp")+"/sse", nil)
 	require.NoError(t, err)
 	o := handlers()
 	o.Revision = spec.Rev20241105
@@ -370,14 +365,20 @@ func memoryConn(t *testing.T, opts *mcp.ServerOptions) transport.ClientConn {
 
 // httpConn dials a fresh everything server's Streamable HTTP endpoint.
 func httpConn(t *testing.T, opts *mcp.ServerOptions) transport.ClientConn {
+	conn, err := streamhttp.Dial(listen(t, opts), nil)
+	require.NoError(t, err)
+	return conn
+}
+
+// listen serves a fresh everything server over HTTP on a free port and
+// returns its Streamable HTTP URL; both stop when the test ends.
+func listen(t *testing.T, opts *mcp.ServerOptions) string {
 	srv := everything.New(opts)
 	t.Cleanup(srv.Close)
 	l, err := srv.ListenHTTP(context.Background(), "127.0.0.1:0", nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
-	conn, err := streamhttp.Dial(l.URL(), nil)
-	require.NoError(t, err)
-	return conn
+	return l.URL()
 }
 
 // TestTasks: with Options.Tasks, a call the server turns into a task

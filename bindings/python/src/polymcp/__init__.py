@@ -26,8 +26,11 @@ from ._content import (
     Text,
     ToolResult,
 )
+from ._client import CallToolResult, Client
 from ._context import Context, LogLevel
-from ._errors import InputRequiredUnsupported, McpError, NativeError, ToolError
+from ._errors import (ClientClosed, ClientError, InputRequiredUnsupported, McpError, NativeError,
+                      OutputValidationError, RequestCancelled, RequestTimeout, ToolCallError,
+                      ToolError, TransportError)
 from ._handlers import TaskStart, TaskSupport
 from ._native import configure, load_library
 from ._schema import schema_of
@@ -37,6 +40,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Audio",
+    "CallToolResult",
+    "Client",
+    "ClientClosed",
+    "ClientError",
     "Completion",
     "Content",
     "Context",
@@ -47,15 +54,20 @@ __all__ = [
     "McpError",
     "Message",
     "NativeError",
+    "OutputValidationError",
     "PromptResult",
+    "RequestCancelled",
+    "RequestTimeout",
     "ResourceContents",
     "ResourceLink",
     "Server",
     "TaskStart",
     "TaskSupport",
     "Text",
+    "ToolCallError",
     "ToolError",
     "ToolResult",
+    "TransportError",
     "configure",
     "load_library",
     "schema_of",

@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ClientClosed",
+    "ClientError",
     "INTERNAL_ERROR",
+    "OutputValidationError",
+    "RequestCancelled",
+    "RequestTimeout",
+    "ToolCallError",
+    "TransportError",
     "INVALID_PARAMS",
     "InputRequiredUnsupported",
     "McpError",
@@ -54,6 +61,52 @@ class InputRequiredUnsupported(McpError):
 
     def __init__(self, what: str) -> None:
         super().__init__(INTERNAL_ERROR, f"{what} is not supported by this server yet")
+
+
+class ClientError(Exception):
+    """A :class:`polymcp.Client` request failed on the client's side;
+    ``status`` is the POLYMCP_E_* code. (A JSON-RPC error of the server is
+    an :class:`McpError` instead.)"""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class ClientClosed(ClientError, ConnectionError):
+    """The connection ended, or the client is closing or closed."""
+
+
+class TransportError(ClientError, ConnectionError):
+    """The transport failed: a refused connection, an HTTP status without
+    an answer, a server command that would not start."""
+
+
+class RequestTimeout(ClientError, TimeoutError):
+    """The request's timeout passed (the server was told)."""
+
+
+class RequestCancelled(ClientError):
+    """The request was cancelled by the client (polymcp_client_cancel)."""
+
+
+class OutputValidationError(ClientError, ValueError):
+    """A tool's result does not match the outputSchema it listed;
+    ``result`` is the result as received."""
+
+    def __init__(self, status: int, message: str, result: Any = None) -> None:
+        super().__init__(status, message)
+        self.result = result
+
+
+class ToolCallError(ToolError):
+    """Raised by ``Client.call_tool`` for a result with ``isError: true``
+    (unless ``raise_on_error=False``); ``result`` is the CallToolResult."""
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 def error_message(err: BaseException) -> str:

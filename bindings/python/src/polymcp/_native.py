@@ -57,6 +57,8 @@ E_INPUT_REQUIRED = -8
 E_CAPABILITY = -9
 E_CANCELLED = -10
 E_LIMIT = -11
+E_RPC = -12  # client (ABI 1.8): the server answered with a JSON-RPC error
+E_OUTPUT = -13  # client (ABI 1.8): a tool result does not match its outputSchema
 E_INTERNAL = -99
 
 _NAME = "libpolymcp.so"
@@ -70,6 +72,14 @@ HTTP_START = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
 HTTP_WRITE = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
 HTTP_FLUSH = ctypes.CFUNCTYPE(None, c_void_p)
 HTTP_END = ctypes.CFUNCTYPE(None, c_void_p, c_int)
+# The client (ABI 1.8).
+CLIENT_ON_RESPONSE = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_int, c_void_p, c_size_t)
+CLIENT_ON_NOTIFICATION = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t)
+CLIENT_ON_PROGRESS = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_void_p, c_size_t)
+CLIENT_ON_QUESTION = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_void_p, c_size_t, c_void_p,
+                                      c_size_t)
+CLIENT_ON_QUESTION_CANCEL = ctypes.CFUNCTYPE(None, c_void_p, c_uint64)
+CLIENT_ON_CLOSED = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
 
 
 class ServerCallbacks(ctypes.Structure):
@@ -80,6 +90,30 @@ class ServerCallbacks(ctypes.Structure):
 class HTTPCallbacks(ctypes.Structure):
     _fields_ = [("struct_size", c_uint32), ("user", c_void_p), ("on_start", HTTP_START),
                 ("on_write", HTTP_WRITE), ("on_flush", HTTP_FLUSH), ("on_end", HTTP_END)]
+
+
+class ClientCallbacks(ctypes.Structure):
+    _fields_ = [("struct_size", c_uint32), ("user", c_void_p),
+                ("on_response", CLIENT_ON_RESPONSE), ("on_notification", CLIENT_ON_NOTIFICATION),
+                ("on_progress", CLIENT_ON_PROGRESS), ("on_question", CLIENT_ON_QUESTION),
+                ("on_question_cancel", CLIENT_ON_QUESTION_CANCEL), ("on_closed", CLIENT_ON_CLOSED)]
+
+
+class ClientTarget(Protocol):
+    """What a client registers to receive its callbacks (by user key). Called
+    on library threads; every bytes argument is a copy."""
+
+    def on_response(self, tag: int, rc: int, data: bytes) -> None: ...
+
+    def on_notification(self, method: str, params: bytes) -> None: ...
+
+    def on_progress(self, tag: int, params: bytes) -> None: ...
+
+    def on_question(self, question: int, method: str, params: bytes) -> None: ...
+
+    def on_question_cancel(self, question: int) -> None: ...
+
+    def on_closed(self, rc: int, message: str) -> None: ...
 
 
 class HTTPTarget(Protocol):
@@ -188,6 +222,67 @@ def _http_end(user: int | None, rc: int) -> None:
         target.on_end(rc)
 
 
+def _bytes(ptr: int | None, length: int) -> bytes:
+    return ctypes.string_at(ptr, length) if ptr and length else b""
+
+
+def _client_on_response(user: int | None, tag: int, rc: int, data: int | None,
+                        length: int) -> None:
+    _pin()
+    target = _clients.get(user or 0)
+    if target is not None:
+        target.on_response(tag, rc, _bytes(data, length))
+
+
+def _client_on_notification(user: int | None, method: int | None, mlen: int,
+                            params: int | None, plen: int) -> None:
+    _pin()
+    target = _clients.get(user or 0)
+    if target is not None:
+        target.on_notification(_bytes(method, mlen).decode("utf-8", "replace"),
+                               _bytes(params, plen))
+
+
+def _client_on_progress(user: int | None, tag: int, params: int | None, plen: int) -> None:
+    _pin()
+    target = _clients.get(user or 0)
+    if target is not None:
+        target.on_progress(tag, _bytes(params, plen))
+
+
+def _client_on_question(user: int | None, question: int, method: int | None, mlen: int,
+                        params: int | None, plen: int) -> None:
+    _pin()
+    target = _clients.get(user or 0)
+    if target is not None:
+        target.on_question(question, _bytes(method, mlen).decode("utf-8", "replace"),
+                           _bytes(params, plen))
+
+
+def _client_on_question_cancel(user: int | None, question: int) -> None:
+    _pin()
+    target = _clients.get(user or 0)
+    if target is not None:
+        target.on_question_cancel(question)
+
+
+def _client_on_closed(user: int | None, rc: int, msg: int | None, length: int) -> None:
+    _pin()
+    target = _clients.pop(user or 0, None)  # always the client's last callback
+    if target is not None:
+        target.on_closed(rc, _bytes(msg, length).decode("utf-8", "replace"))
+
+
+_clients: dict[int, ClientTarget] = {}
+# Module-level, so the thunks outlive every client (on_closed returns through
+# its thunk after the client is gone).
+_CLIENT_CALLBACKS = (CLIENT_ON_RESPONSE(_client_on_response),
+                     CLIENT_ON_NOTIFICATION(_client_on_notification),
+                     CLIENT_ON_PROGRESS(_client_on_progress),
+                     CLIENT_ON_QUESTION(_client_on_question),
+                     CLIENT_ON_QUESTION_CANCEL(_client_on_question_cancel),
+                     CLIENT_ON_CLOSED(_client_on_closed))
+
 _CALLBACKS = (ON_CALL(_on_call), ON_CANCEL(_on_cancel), ON_LOG(_on_log), ON_CLOSED(_on_closed))
 _SEND = SEND(_send)
 _HTTP_CALLBACKS = (HTTP_START(_http_start), HTTP_WRITE(_http_write), HTTP_FLUSH(_http_flush),
@@ -248,6 +343,14 @@ def _prototypes(lib: ctypes.CDLL) -> None:
         "polymcp_call_fail_data": (c_int, [u64, c_int32, c_char_p, sz, c_char_p, sz]),
         "polymcp_call_complete_text": (c_int, [u64, c_char_p, sz]),
         "polymcp_call_cancelled": (c_int, [u64]),
+        # ABI 1.8: the client.
+        "polymcp_client_connect": (c_int, [c_char_p, sz, POINTER(ClientCallbacks), u64, p_u64]),
+        "polymcp_client_request": (c_int, [u64, c_char_p, sz, c_char_p, sz, c_char_p, sz, u64]),
+        "polymcp_client_cancel": (c_int, [u64, u64]),
+        "polymcp_client_answer": (c_int, [u64, c_char_p, sz]),
+        "polymcp_client_answer_error": (c_int, [u64, c_int32, c_char_p, sz]),
+        "polymcp_client_close": (c_int, [u64]),
+        "polymcp_client_free": (c_int, [u64]),
     }
     for name, (restype, argtypes) in table.items():
         fn = getattr(lib, name)
@@ -462,6 +565,67 @@ class Library:
     def set_input_state(self, call: int, state: bytes) -> int:
         status: int = self.cdll.polymcp_call_set_input_state(c_uint64(call), state, len(state))
         return status
+
+    # ---- the client (ABI 1.8) ----------------------------------------------
+
+    def has_client(self) -> bool:
+        return self.has("polymcp_client_connect")
+
+    def client_connect(self, options: bytes, target: ClientTarget, tag: int) -> tuple[int, int]:
+        """Starts connecting (polymcp_client_connect); returns the client's
+        handle and its callbacks' user key. The outcome comes to
+        target.on_response(tag, ...)."""
+        if not self.has_client():
+            raise NativeError(E_INVALID, f"polymcp: {self.path} has ABI {self.abi[0]}.{self.abi[1]}"
+                                         "; polymcp.Client needs libpolymcp ABI 1.8 or later "
+                                         "(polymcp_client_connect)")
+        key = new_key()
+        cb = ClientCallbacks(ctypes.sizeof(ClientCallbacks), c_void_p(key), *_CLIENT_CALLBACKS)
+        out = c_uint64()
+        _clients[key] = target
+        status = self.cdll.polymcp_client_connect(options, len(options), byref(cb), c_uint64(tag),
+                                                  byref(out))
+        if status != OK:
+            _clients.pop(key, None)
+            raise self.error(status, "polymcp_client_connect")
+        return int(out.value), key
+
+    def client_request(self, client: int, method: bytes, params: bytes, opts: bytes,
+                       tag: int) -> tuple[int, str]:
+        """polymcp_client_request: the status and, unless OK, the library's message."""
+        status: int = self.cdll.polymcp_client_request(c_uint64(client), method, len(method),
+                                                       params, len(params), opts, len(opts),
+                                                       c_uint64(tag))
+        if status == OK:
+            return status, ""
+        return status, self.last_error() or f"polymcp_client_request: error {status}"
+
+    def client_cancel(self, client: int, tag: int) -> int:
+        status: int = self.cdll.polymcp_client_cancel(c_uint64(client), c_uint64(tag))
+        return status
+
+    def client_answer(self, question: int, result: bytes) -> tuple[int, str]:
+        status: int = self.cdll.polymcp_client_answer(c_uint64(question), result, len(result))
+        if status == OK:
+            return status, ""
+        return status, self.last_error() or f"polymcp_client_answer: error {status}"
+
+    def client_answer_error(self, question: int, code: int, message: bytes) -> int:
+        status: int = self.cdll.polymcp_client_answer_error(c_uint64(question), code, message,
+                                                            len(message))
+        return status
+
+    def client_close(self, client: int) -> int:
+        status: int = self.cdll.polymcp_client_close(c_uint64(client))
+        return status
+
+    def client_free(self, client: int) -> int:
+        status: int = self.cdll.polymcp_client_free(c_uint64(client))
+        return status
+
+    def forget_client(self, key: int) -> None:
+        """Drops a client's target when on_closed can no longer come."""
+        _clients.pop(key, None)
 
 
 _session_keys: dict[int, int] = {}

@@ -4,6 +4,8 @@
 import polymcp from "../dist/index.js";
 
 export const {
+  Client,
+  ConnectionClosedError,
   DEFAULT_MAX_BODY_BYTES,
   ErrorCode,
   INPUT_METHODS,
@@ -12,6 +14,8 @@ export const {
   McpError,
   McpServer,
   NativeError,
+  OutputSchemaError,
+  RequestTimeoutError,
   ResourceTemplate,
   Server,
   ValidationError,

@@ -56,10 +56,19 @@
   X(polymcp_server_add_task_tool) X(polymcp_call_start_task)                   \
   X(polymcp_server_batch) X(polymcp_server_stdio_pump)
 
+/* The client half (ABI 1.8): resolved when the library has it, so that an
+ * older library still serves; clientSupported() tells JS. */
+#define POLYMCP_CLIENT_FUNCS(X)                                                \
+  X(polymcp_client_connect) X(polymcp_client_request) X(polymcp_client_cancel) \
+  X(polymcp_client_answer) X(polymcp_client_answer_error)                      \
+  X(polymcp_client_close) X(polymcp_client_free)
+
 static struct {
   void *dl;
+  bool client; /* every POLYMCP_CLIENT_FUNCS symbol resolved */
 #define FIELD(name) __typeof__(name) *name;
   POLYMCP_FUNCS(FIELD)
+  POLYMCP_CLIENT_FUNCS(FIELD)
 #undef FIELD
 } lib;
 
@@ -99,6 +108,8 @@ static const char *status_name(int rc) {
   case POLYMCP_E_CAPABILITY: return "POLYMCP_E_CAPABILITY";
   case POLYMCP_E_CANCELLED: return "POLYMCP_E_CANCELLED";
   case POLYMCP_E_LIMIT: return "POLYMCP_E_LIMIT";
+  case POLYMCP_E_RPC: return "POLYMCP_E_RPC";
+  case POLYMCP_E_OUTPUT: return "POLYMCP_E_OUTPUT";
   default: return "POLYMCP_E_INTERNAL";
   }
 }
@@ -749,6 +760,7 @@ static http_ex *get_exchange(napi_env env, napi_value v) {
  * argument, in order:
  *   s  a server (JS external)                 -> a.server
  *   x  an HTTP exchange (JS external)         -> a.exchange
+ *   c  a client (JS external)                 -> a.client
  *   u  a non-negative integer or bigint       -> a.u[0], a.u[1]  (call handle, tag)
  *   d  a number                               -> a.d[0], a.d[1]
  *   j  a string, copied as UTF-8              -> a.str[0], a.str[1]
@@ -757,14 +769,17 @@ static http_ex *get_exchange(napi_env env, napi_value v) {
  * read_args returns false with a JS exception pending and nothing to free;
  * after success, args_free releases the strings.
  */
-#define MAX_ARGS 4
+#define MAX_ARGS 5
+typedef struct client_ctx client_ctx;
+static client_ctx *get_client(napi_env env, napi_value v);
 typedef struct {
   napi_value argv[MAX_ARGS];
   server_ctx *server;
   http_ex *exchange;
+  client_ctx *client;
   uint64_t u[2];
   double d[2];
-  jstr str[2];
+  jstr str[3];
   int nstr;
   void *buf;
   size_t buf_len;
@@ -794,6 +809,9 @@ static bool read_args(napi_env env, napi_callback_info info, const char *spec, a
       break;
     case 'x':
       ok = (a->exchange = get_exchange(env, v)) != NULL;
+      break;
+    case 'c':
+      ok = (a->client = get_client(env, v)) != NULL;
       break;
     case 'u':
       ok = get_u64(env, v, &a->u[nu++]);
@@ -872,6 +890,12 @@ static napi_value js_load(napi_env env, napi_callback_info info) {
   }
     POLYMCP_FUNCS(RESOLVE)
 #undef RESOLVE
+    lib.client = true;
+#define RESOLVE_OPTIONAL(name)                                                 \
+  lib.name = (__typeof__(name) *)dlsym(dl, #name);                             \
+  lib.client = lib.client && lib.name != NULL;
+    POLYMCP_CLIENT_FUNCS(RESOLVE_OPTIONAL)
+#undef RESOLVE_OPTIONAL
     lib.dl = dl;
   }
   args_free(&a);
@@ -1478,6 +1502,373 @@ static napi_value js_call_input(napi_env env, napi_callback_info info) {
   return make_undefined(env);
 }
 
+/* ---- clients (ABI 1.8) ---------------------------------------------------- */
+
+/*
+ * A client's callbacks come on Go threads, like a server's: each copies its
+ * borrowed data into a client event and queues it on the client's own
+ * threadsafe function; the JS thread calls the client's event function with
+ * (type, id, rc, a, b): id is the request's tag (a number), or the
+ * question's handle (a bigint) for questions; a and b the strings of the
+ * callback (the JSON, or method and params). on_closed is the last
+ * callback: it queues its event and releases the threadsafe function, so a
+ * closed client holds nothing in the event loop.
+ *
+ * A question JS will never see (the environment is going away) is refused
+ * here, so the core still gets exactly one answer for it.
+ *
+ * The tsfn keeps the event loop alive while JS says so (clientRef: requests
+ * are pending, or a close is in progress), never while the client sits idle.
+ */
+enum {
+  CEV_RESPONSE = 1,       /* on_response: id tag, rc, a the JSON */
+  CEV_NOTIFICATION = 2,   /* on_notification: a method, b params */
+  CEV_PROGRESS = 3,       /* on_progress: id tag, a params */
+  CEV_QUESTION = 4,       /* on_question: id the question, a method, b params */
+  CEV_QUESTION_CANCEL = 5, /* on_question_cancel: id the question */
+  CEV_CLOSED = 6          /* on_closed: rc, a the message */
+};
+
+typedef struct cevent {
+  uint32_t type;
+  int32_t rc;
+  uint64_t id;
+  size_t alen, blen;
+  char *b;      /* into data, after a's NUL */
+  char data[];  /* a, NUL, b, NUL */
+} cevent;
+
+typedef struct client_ctx {
+  pthread_mutex_t mu;
+  napi_threadsafe_function tsfn; /* NULL once finalized */
+  int refs;                      /* the external, the tsfn finalizer, Go until on_closed */
+  polymcp_client_t handle;
+  bool refed;                    /* JS thread: the tsfn holds the loop */
+} client_ctx;
+
+static const char client_gone[] = "polymcp: the Node host is shutting down";
+
+static void client_release(client_ctx *c) {
+  pthread_mutex_lock(&c->mu);
+  bool last = --c->refs == 0;
+  pthread_mutex_unlock(&c->mu);
+  if (last) {
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+  }
+}
+
+static void client_unseen(cevent *ev) {
+  if (ev->type == CEV_QUESTION) {
+    lib.polymcp_client_answer_error(ev->id, -32603, client_gone, sizeof client_gone - 1);
+  }
+}
+
+static void client_post(client_ctx *c, uint32_t type, uint64_t id, int32_t rc, const char *a, size_t alen,
+                        const char *b, size_t blen) {
+  cevent *ev = malloc(sizeof(cevent) + alen + blen + 2);
+  if (ev == NULL) {
+    if (type == CEV_QUESTION) {
+      lib.polymcp_client_answer_error(id, -32603, "out of memory", 13);
+    }
+    return;
+  }
+  ev->type = type;
+  ev->rc = rc;
+  ev->id = id;
+  ev->alen = alen;
+  ev->blen = blen;
+  if (alen > 0) {
+    memcpy(ev->data, a, alen);
+  }
+  ev->data[alen] = '\0';
+  ev->b = ev->data + alen + 1;
+  if (blen > 0) {
+    memcpy(ev->b, b, blen);
+  }
+  ev->b[blen] = '\0';
+  pthread_mutex_lock(&c->mu);
+  bool ok = c->tsfn != NULL && napi_call_threadsafe_function(c->tsfn, ev, napi_tsfn_nonblocking) == napi_ok;
+  pthread_mutex_unlock(&c->mu);
+  if (!ok) {
+    client_unseen(ev);
+    free(ev);
+  }
+}
+
+static void c_on_response(void *user, uint64_t tag, int rc, const char *json, size_t len) {
+  client_post(user, CEV_RESPONSE, tag, rc, json, len, NULL, 0);
+}
+
+static void c_on_notification(void *user, const char *method, size_t mlen, const char *params, size_t plen) {
+  client_post(user, CEV_NOTIFICATION, 0, 0, method, mlen, params, plen);
+}
+
+static void c_on_progress(void *user, uint64_t tag, const char *params, size_t plen) {
+  client_post(user, CEV_PROGRESS, tag, 0, params, plen, NULL, 0);
+}
+
+static void c_on_question(void *user, polymcp_question_t q, const char *method, size_t mlen, const char *params,
+                          size_t plen) {
+  client_post(user, CEV_QUESTION, q, 0, method, mlen, params, plen);
+}
+
+static void c_on_question_cancel(void *user, polymcp_question_t q) {
+  client_post(user, CEV_QUESTION_CANCEL, q, 0, NULL, 0, NULL, 0);
+}
+
+/* The last callback: after it Go never touches the ctx again. */
+static void c_on_closed(void *user, int rc, const char *msg, size_t len) {
+  client_ctx *c = user;
+  client_post(c, CEV_CLOSED, 0, rc, msg, len, NULL, 0);
+  pthread_mutex_lock(&c->mu);
+  if (c->tsfn != NULL) {
+    napi_release_threadsafe_function(c->tsfn, napi_tsfn_release);
+  }
+  pthread_mutex_unlock(&c->mu);
+  client_release(c);
+}
+
+/* JS thread: one client event to the client's event function. */
+static void client_call_js(napi_env env, napi_value fn, void *context, void *data) {
+  (void)context;
+  cevent *ev = data;
+  if (env == NULL || fn == NULL) {
+    client_unseen(ev);
+    free(ev);
+    return;
+  }
+  napi_value argv[5], undefined;
+  bool ok = napi_get_undefined(env, &undefined) == napi_ok && napi_create_uint32(env, ev->type, &argv[0]) == napi_ok &&
+            (ev->type == CEV_QUESTION || ev->type == CEV_QUESTION_CANCEL
+                 ? napi_create_bigint_uint64(env, ev->id, &argv[1])
+                 : napi_create_double(env, (double)ev->id, &argv[1])) == napi_ok &&
+            napi_create_int32(env, ev->rc, &argv[2]) == napi_ok &&
+            napi_create_string_utf8(env, ev->data, ev->alen, &argv[3]) == napi_ok &&
+            napi_create_string_utf8(env, ev->b, ev->blen, &argv[4]) == napi_ok;
+  if (!ok) {
+    client_unseen(ev);
+  } else if (napi_call_function(env, undefined, fn, 5, argv, NULL) == napi_pending_exception) {
+    napi_value err;
+    if (napi_get_and_clear_last_exception(env, &err) == napi_ok) {
+      napi_fatal_exception(env, err);
+    }
+  }
+  free(ev);
+}
+
+static void client_tsfn_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  client_ctx *c = data;
+  pthread_mutex_lock(&c->mu);
+  c->tsfn = NULL;
+  c->refed = false;
+  pthread_mutex_unlock(&c->mu);
+  client_release(c);
+}
+
+static void client_external_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  client_release(data);
+}
+
+static client_ctx *get_client(napi_env env, napi_value v) {
+  return get_external(env, v, "a polymcp client");
+}
+
+/* JS thread: the tsfn holds the loop, or not (no-op once finalized). */
+static void client_set_ref(napi_env env, client_ctx *c, bool want) {
+  if (c->tsfn == NULL || want == c->refed) {
+    return;
+  }
+  if ((want ? napi_ref_threadsafe_function(env, c->tsfn) : napi_unref_threadsafe_function(env, c->tsfn)) == napi_ok) {
+    c->refed = want;
+  }
+}
+
+/*
+ * clientConnect(optionsJson, server | undefined, onEvent) -> external. The
+ * connect's outcome comes as a Response event of tag 0. A server (a
+ * polymcp server external of this process) becomes the "server" member of
+ * the options. The client holds the loop until JS says otherwise.
+ */
+static napi_value js_client_connect(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "jvv", &a)) {
+    return NULL;
+  }
+  napi_valuetype t;
+  char *opts = a.str[0].p;
+  size_t opts_len = a.str[0].len;
+  char *spliced = NULL;
+  if (napi_typeof(env, a.argv[1], &t) == napi_ok && t != napi_undefined && t != napi_null) {
+    server_ctx *server = get_server(env, a.argv[1]);
+    if (server == NULL) {
+      args_free(&a);
+      return NULL;
+    }
+    if (server->gone || server->closing) {
+      args_free(&a);
+      napi_throw_error(env, "POLYMCP_E_CLOSED", "polymcp: the server is closed");
+      return NULL;
+    }
+    /* {"server":N, ...the rest} */
+    size_t i = 0;
+    while (i < opts_len && opts[i] != '{') {
+      i++;
+    }
+    spliced = malloc(opts_len + 48);
+    if (i == opts_len || spliced == NULL) {
+      free(spliced);
+      args_free(&a);
+      napi_throw_type_error(env, "POLYMCP_E_INVALID", "expected a JSON object of options");
+      return NULL;
+    }
+    size_t j = i + 1;
+    while (j < opts_len && (opts[j] == ' ' || opts[j] == '\n' || opts[j] == '\t' || opts[j] == '\r')) {
+      j++;
+    }
+    bool empty = j < opts_len && opts[j] == '}';
+    int n = snprintf(spliced, 48, "{\"server\":%llu%s", (unsigned long long)server->handle, empty ? "" : ",");
+    memcpy(spliced + n, opts + i + 1, opts_len - i - 1);
+    opts = spliced;
+    opts_len = (size_t)n + opts_len - i - 1;
+  }
+  client_ctx *c = calloc(1, sizeof *c);
+  napi_value name, external;
+  if (c == NULL || pthread_mutex_init(&c->mu, NULL) != 0) {
+    free(c);
+    free(spliced);
+    args_free(&a);
+    napi_throw_error(env, "POLYMCP_E_INTERNAL", "out of memory");
+    return NULL;
+  }
+  c->refs = 1; /* the tsfn finalizer's */
+  if (napi_create_string_utf8(env, "polymcp:client", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_threadsafe_function(env, a.argv[2], NULL, name, 0, 1, c, client_tsfn_finalize, c, client_call_js,
+                                      &c->tsfn) != napi_ok) {
+    free(spliced);
+    args_free(&a);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+    return throw_napi(env, "napi_create_threadsafe_function");
+  }
+  c->refed = true;
+  polymcp_client_callbacks cb = {
+      .struct_size = sizeof cb, .user = c, .on_response = c_on_response,
+      .on_notification = c_on_notification, .on_progress = c_on_progress,
+      .on_question = c_on_question, .on_question_cancel = c_on_question_cancel,
+      .on_closed = c_on_closed,
+  };
+  c->refs++; /* Go's, given back by on_closed */
+  int rc = lib.polymcp_client_connect(opts, opts_len, &cb, 0, &c->handle);
+  free(spliced);
+  args_free(&a);
+  if (rc != POLYMCP_OK) {
+    napi_value err = throw_status(env, rc, "polymcp_client_connect");
+    c->refs--; /* no client: no callback comes */
+    napi_release_threadsafe_function(c->tsfn, napi_tsfn_abort);
+    return err;
+  }
+  pthread_mutex_lock(&c->mu);
+  c->refs++;
+  pthread_mutex_unlock(&c->mu);
+  if (napi_create_external(env, c, client_external_finalize, NULL, &external) != napi_ok) {
+    client_release(c);
+    lib.polymcp_client_close(c->handle);
+    return throw_napi(env, "napi_create_external");
+  }
+  return external;
+}
+
+/* clientRequest(client, method, paramsJson, optsJson, tag): undefined, or
+ * the library's refusal thrown (the request's end is a Response event). */
+static napi_value js_client_request(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "cjjju", &a)) {
+    return NULL;
+  }
+  int rc = lib.polymcp_client_request(a.client->handle, a.str[0].p, a.str[0].len, a.str[1].p, a.str[1].len,
+                                      a.str[2].p, a.str[2].len, a.u[0]);
+  args_free(&a);
+  return status_or_throw(env, rc, "polymcp_client_request");
+}
+
+/* clientCancel(client, tag) -> status */
+static napi_value js_client_cancel(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "cu", &a)) {
+    return NULL;
+  }
+  return make_int(env, lib.polymcp_client_cancel(a.client->handle, a.u[0]));
+}
+
+/* clientAnswer(question, resultJson) -> status */
+static napi_value js_client_answer(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "uj", &a)) {
+    return NULL;
+  }
+  int rc = lib.polymcp_client_answer(a.u[0], a.str[0].p, a.str[0].len);
+  args_free(&a);
+  return make_int(env, rc);
+}
+
+/* clientAnswerError(question, code, message) -> status */
+static napi_value js_client_answer_error(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "udj", &a)) {
+    return NULL;
+  }
+  int rc = lib.polymcp_client_answer_error(a.u[0], (int32_t)a.d[0], a.str[0].p, a.str[0].len);
+  args_free(&a);
+  return make_int(env, rc);
+}
+
+/* clientClose(client) -> status. The client holds the loop until on_closed. */
+static napi_value js_client_close(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "c", &a)) {
+    return NULL;
+  }
+  int rc = lib.polymcp_client_close(a.client->handle);
+  if (rc == POLYMCP_OK) {
+    client_set_ref(env, a.client, true);
+  }
+  return make_int(env, rc);
+}
+
+/* clientFree(client) -> status */
+static napi_value js_client_free(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "c", &a)) {
+    return NULL;
+  }
+  return make_int(env, lib.polymcp_client_free(a.client->handle));
+}
+
+/* clientRef(client, hold): whether the client keeps the event loop alive. */
+static napi_value js_client_ref(napi_env env, napi_callback_info info) {
+  args a;
+  if (!read_args(env, info, "cv", &a)) {
+    return NULL;
+  }
+  bool hold = false;
+  napi_get_value_bool(env, a.argv[1], &hold);
+  client_set_ref(env, a.client, hold);
+  return make_undefined(env);
+}
+
+/* clientSupported() -> whether the loaded library has the client (ABI 1.8). */
+static napi_value js_client_supported(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  CHECK(env, napi_get_boolean(env, lib.client, &out));
+  return out;
+}
+
 /* ---- module --------------------------------------------------------------- */
 
 /* Every function but load needs the library. */
@@ -1520,6 +1911,28 @@ NEEDS_LIB(js_call_input)
 NEEDS_LIB(js_call_input_state)
 NEEDS_LIB(js_call_set_input_state)
 NEEDS_LIB(js_call_start_task)
+NEEDS_LIB(js_client_supported)
+
+/* The client functions also need a library that has them (ABI 1.8). */
+#define NEEDS_CLIENT(fn)                                                       \
+  static napi_value guarded_##fn(napi_env env, napi_callback_info info) {      \
+    if (!lib.client) {                                                         \
+      napi_throw_error(env, "POLYMCP_E_LOAD",                                  \
+                       lib.dl == NULL ? "polymcp: load() the library first"    \
+                                      : "polymcp: this libpolymcp has no client (ABI 1.8 needed)"); \
+      return NULL;                                                             \
+    }                                                                          \
+    return fn(env, info);                                                      \
+  }
+
+NEEDS_CLIENT(js_client_connect)
+NEEDS_CLIENT(js_client_request)
+NEEDS_CLIENT(js_client_cancel)
+NEEDS_CLIENT(js_client_answer)
+NEEDS_CLIENT(js_client_answer_error)
+NEEDS_CLIENT(js_client_close)
+NEEDS_CLIENT(js_client_free)
+NEEDS_CLIENT(js_client_ref)
 
 NAPI_MODULE_INIT() {
   const napi_property_descriptor props[] = {
@@ -1555,6 +1968,15 @@ NAPI_MODULE_INIT() {
       EXPORT("callInputState", js_call_input_state)
       EXPORT("callSetInputState", js_call_set_input_state)
       EXPORT("callStartTask", js_call_start_task)
+      EXPORT("clientSupported", js_client_supported)
+      EXPORT("clientConnect", js_client_connect)
+      EXPORT("clientRequest", js_client_request)
+      EXPORT("clientCancel", js_client_cancel)
+      EXPORT("clientAnswer", js_client_answer)
+      EXPORT("clientAnswerError", js_client_answer_error)
+      EXPORT("clientClose", js_client_close)
+      EXPORT("clientFree", js_client_free)
+      EXPORT("clientRef", js_client_ref)
 #undef EXPORT
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) {

@@ -11,6 +11,10 @@ export const ErrorCode = {
   InternalError: -32603,
   /** Legacy revisions: the resource does not exist (2026-07-28 uses InvalidParams). */
   ResourceNotFound: -32002,
+  /** Client side: the connection ended before the answer (the TypeScript SDK's code). */
+  ConnectionClosed: -32000,
+  /** Client side: the request's timeout passed (the TypeScript SDK's code). */
+  RequestTimeout: -32001,
 } as const;
 
 /** An error answered as a JSON-RPC error with this code and message. */
@@ -26,6 +30,36 @@ export class McpError extends Error {
     this.name = "McpError";
     this.code = code;
     this.data = data;
+  }
+}
+
+/** A Client's request outlived its timeout; the server was told to stop. */
+export class RequestTimeoutError extends McpError {
+  constructor(message: string) {
+    super(ErrorCode.RequestTimeout, message);
+    this.name = "RequestTimeoutError";
+  }
+}
+
+/** A Client's request ended because the connection did (or the client closed). */
+export class ConnectionClosedError extends McpError {
+  constructor(message: string) {
+    super(ErrorCode.ConnectionClosed, message);
+    this.name = "ConnectionClosedError";
+  }
+}
+
+/**
+ * A tool's result that does not match the tool's outputSchema (the client
+ * checks every structured result); result is the result as received.
+ */
+export class OutputSchemaError extends McpError {
+  readonly result: unknown;
+
+  constructor(message: string, result: unknown) {
+    super(ErrorCode.InvalidParams, message, result);
+    this.name = "OutputSchemaError";
+    this.result = result;
   }
 }
 

@@ -1,4 +1,4 @@
-// polymcp for Node: Model Context Protocol servers whose protocol work
+// polymcp for Node: Model Context Protocol servers (and a client) whose protocol work
 // (every revision, stdio and HTTP, validation, limits) is done by the
 // polymcp Go core through a small N-API addon.
 //
@@ -24,7 +24,18 @@ export {
   type CompleteContext,
 } from "./registry";
 export type { RequestExtra, AskOptions } from "./context";
-export { ErrorCode, McpError, NativeError } from "./errors";
+export {
+  Client,
+  type ClientOptions,
+  type ClientTarget,
+  type StdioTarget,
+  type HttpTarget,
+  type RequestOptions,
+  type QuestionExtra,
+  type ElicitRequestParams,
+} from "./client";
+export type * from "./client_types";
+export { ErrorCode, McpError, NativeError, RequestTimeoutError, ConnectionClosedError, OutputSchemaError } from "./errors";
 export { ValidationError, type StandardSchemaV1, type SchemaShape, type SchemaInput, type InferArgs } from "./schema";
 export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpOptions } from "./http";
 export { MAX_COMPLETION_VALUES, type ToolReturn, type ResourceReturn, type PromptReturn, type CompletionReturn } from "./results";

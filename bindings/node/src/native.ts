@@ -56,6 +56,29 @@ export type EventCallback = (
   body: Buffer | undefined,
 ) => void;
 
+/** Client events the addon delivers (polymcp_client_callbacks). */
+export const ClientEventType = {
+  /** on_response: id is the request's tag (0: the connect), rc its status, a the result or error JSON. */
+  Response: 1,
+  /** on_notification: a is the method, b the params JSON. */
+  Notification: 2,
+  /** on_progress: id is the request's tag, a the params JSON. */
+  Progress: 3,
+  /** on_question: id is the question (a bigint), a the method, b the params JSON. */
+  Question: 4,
+  /** on_question_cancel: id is the question. */
+  QuestionCancel: 5,
+  /** on_closed, the last: rc is OK after close(), else negative with a the reason. */
+  Closed: 6,
+} as const;
+export type ClientEventType = (typeof ClientEventType)[keyof typeof ClientEventType];
+
+/** Called on the JS thread for each client callback Go made. */
+export type ClientEventCallback = (type: ClientEventType, id: number | bigint, rc: number, a: string, b: string) => void;
+
+/** A native client: an opaque token owned by the addon. */
+export type NativeClient = object & { readonly __polymcpClient: unique symbol };
+
 /** A native server: an opaque token owned by the addon. */
 export type NativeServer = object & { readonly __polymcpServer: unique symbol };
 
@@ -132,6 +155,25 @@ export interface NativeBinding {
    * the client.
    */
   callStartTask(call: bigint): number;
+
+  /** Whether the loaded library has the client half (ABI 1.8); the client functions throw otherwise. */
+  clientSupported(): boolean;
+  /**
+   * polymcp_client_connect with the connect's tag 0; a server of this
+   * process becomes the options' "server". Throws the library's refusal.
+   * The client holds the event loop until clientRef(client, false).
+   */
+  clientConnect(optionsJson: string, server: NativeServer | undefined, onEvent: ClientEventCallback): NativeClient;
+  /** polymcp_client_request; throws the library's refusal (POLYMCP_E_CLOSED once closing). */
+  clientRequest(client: NativeClient, method: string, paramsJson: string, optsJson: string, tag: number): void;
+  clientCancel(client: NativeClient, tag: number): number;
+  clientAnswer(question: bigint, resultJson: string): number;
+  clientAnswerError(question: bigint, code: number, message: string): number;
+  /** Starts closing; the client holds the event loop until its Closed event. */
+  clientClose(client: NativeClient): number;
+  clientFree(client: NativeClient): number;
+  /** Whether the client keeps the event loop alive (while requests are pending). */
+  clientRef(client: NativeClient, hold: boolean): void;
 }
 
 /** polymcp status codes (polymcp.h). */
@@ -152,6 +194,10 @@ export const Status = {
   Cancelled: -10,
   /** callStartTask: the server's task limits (maxTasks, maxRunningTasks) are reached. */
   Limit: -11,
+  /** Client: the server answered with a JSON-RPC error. */
+  RPC: -12,
+  /** Client: a tool's result does not match its outputSchema. */
+  Output: -13,
   Internal: -99,
 } as const;
 
@@ -162,6 +208,11 @@ export const ABI_MAJOR = 1;
 // 1.5: polymcp_server_batch (the addon brackets each run of events it delivers) and polymcp_call_cancelled;
 // 1.6: polymcp_server_stdio_pump (the JS thread reads stdio)
 export const ABI_MINOR = 7;
+/**
+ * The client half (polymcp_client_*) came with 1.8. The addon resolves it
+ * only when present, so an older library still serves; Client refuses it.
+ */
+export const CLIENT_ABI_MINOR = 8;
 
 /** The directory holding polymcp.node and libpolymcp.so.1 for this platform. */
 export function prebuildDir(root = join(__dirname, "..")): string {
@@ -169,6 +220,8 @@ export function prebuildDir(root = join(__dirname, "..")): string {
 }
 
 let loaded: NativeBinding | undefined;
+/** polymcp_abi_version() of the loaded library. */
+let loadedAbi = 0;
 
 /**
  * Replaces the binding servers use; for tests of the JS layer only. It
@@ -195,8 +248,24 @@ export function native(): NativeBinding {
     );
   }
   const binding = require(addon) as NativeBinding;
-  checkAbi(binding.load(lib, NativeError));
+  const abi = binding.load(lib, NativeError);
+  checkAbi(abi);
+  loadedAbi = abi;
   loaded = binding;
+  return binding;
+}
+
+/** The binding, if its library has the client (ABI >= 1.8); else throws a NativeError. */
+export function nativeClient(): NativeBinding {
+  const binding = native();
+  const minor = loadedAbi & 0xffff;
+  // loadedAbi is 0 under setNativeForTesting: the fake says what it has.
+  if ((loadedAbi !== 0 && minor < CLIENT_ABI_MINOR) || typeof binding.clientSupported !== "function" || !binding.clientSupported()) {
+    throw new NativeError(
+      Status.Invalid,
+      `polymcp: the loaded libpolymcp has no client (it needs ABI ${ABI_MAJOR}.${CLIENT_ABI_MINOR}); rebuild libpolymcp.so`,
+    );
+  }
   return binding;
 }
 

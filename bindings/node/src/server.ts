@@ -87,6 +87,9 @@ export interface ListenOptions extends HttpOptions {
 
 type State = "open" | "serving" | "closing" | "closed";
 
+/** The native handle of each server, for a Client's in-memory connection to it (internal). */
+export const nativeServers = new WeakMap<McpServer, NativeServer>();
+
 function defaultLog(level: number, message: string): void {
   if (level >= 4) {
     process.stderr.write(`polymcp: ${message}\n`);
@@ -124,6 +127,7 @@ export class McpServer implements AsyncDisposable {
     this.#closed = new Promise((resolve) => (this.#resolveClosed = resolve));
     this.#native = native();
     this.#handle = this.#native.serverNew(JSON.stringify(serverOptionsJson(serverInfo, options)), this.#onEvent);
+    nativeServers.set(this, this.#handle);
   }
 
   /** Registers a tool; handler(args, extra) returns its result (see ToolReturn). */

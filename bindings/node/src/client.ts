@@ -1,0 +1,643 @@
+// Client: the TypeScript SDK's Client API over polymcp's Go client (the C
+// ABI's polymcp_client_*, ABI 1.8). The core does the transports (a
+// command over stdio, Streamable HTTP with the HTTP+SSE fallback, a server
+// of this process in memory), the revision negotiation, paging, timeouts,
+// output schema checks, input rounds and tasks; this class turns its
+// callbacks into Promises and answers the server's questions with the
+// handlers it was given.
+
+import {
+  ConnectionClosedError,
+  McpError,
+  NativeError,
+  OutputSchemaError,
+  RequestTimeoutError,
+  errorMessage,
+} from "./errors";
+import {
+  ClientEventType,
+  type NativeBinding,
+  type NativeClient,
+  Status,
+  nativeClient,
+} from "./native";
+import { McpServer, nativeServers } from "./server";
+import type {
+  ClientCapabilities,
+  CompleteParams,
+  CompleteResult,
+  GetPromptParams,
+  InitializeResult,
+  ListParams,
+  ListPromptsResult,
+  ListResourceTemplatesResult,
+  ListResourcesResult,
+  ListToolsResult,
+  LoggingMessage,
+  Progress,
+  ReadResourceParams,
+  CallToolParams,
+  ServerCapabilities,
+} from "./client_types";
+import type {
+  CallToolResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  Meta,
+  ReadResourceResult,
+  Root,
+} from "./types";
+
+type Awaitable<T> = T | Promise<T>;
+
+/** Start a server program and speak MCP over its stdin and stdout. Its stderr is this process's. */
+export interface StdioTarget {
+  command: string;
+  args?: string[];
+  /** Added to this process's environment. */
+  env?: { [name: string]: string };
+  cwd?: string;
+}
+
+/** A Streamable HTTP endpoint (the 2024-11-05 HTTP+SSE transport when the server refuses a POST). */
+export interface HttpTarget {
+  url: string | URL;
+  /** Sent with every HTTP request (an Authorization header, say). */
+  headers?: { [name: string]: string };
+}
+
+/** What connect() takes: a command, a URL, or a polymcp server of this process (in memory). */
+export type ClientTarget = StdioTarget | HttpTarget | McpServer;
+
+/** The params of elicitation/create, as the server sent them. */
+export interface ElicitRequestParams {
+  message: string;
+  requestedSchema?: { [key: string]: unknown };
+  mode?: "form" | "url";
+  url?: string;
+  elicitationId?: string;
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** What a handler of the server's questions gets besides the params. */
+export interface QuestionExtra {
+  /** Aborts when the answer is no longer wanted (the server cancelled, the call ended, the client closes). */
+  signal: AbortSignal;
+  /** The question's method. */
+  method: string;
+}
+
+export interface ClientOptions {
+  /**
+   * Capabilities to declare. sampling, elicitation and roots are declared
+   * also when their handler (onSampling, onElicitation, roots) is given; a
+   * capability declared without a handler answers the server's question
+   * with -32601.
+   */
+  capabilities?: ClientCapabilities;
+  /** Pin a protocol revision ("2025-11-25"); by default the client negotiates the newest both speak. */
+  revision?: string;
+  /** Each request's timeout in ms (default 60000); a request's own `timeout` overrides it. */
+  timeout?: number;
+  /** A request's progress notification restarts its timeout. */
+  resetTimeoutOnProgress?: boolean;
+  /** The server/discover probe's timeout in ms (default 5000). */
+  probeTimeout?: number;
+  /**
+   * Declare the 2026-07-28 tasks extension: a tools/call the server turns
+   * into a task is followed to its end (polled, its questions answered with
+   * the handlers here), and callTool resolves to its result.
+   */
+  tasks?: boolean;
+  /** Do not check tool results against their outputSchema. */
+  skipOutputValidation?: boolean;
+  /** Pages fetched at most by a list without a cursor (default 1000). */
+  maxPages?: number;
+  /** 2026-07-28 input_required rounds per call (default 16), and questions per round (default 64). */
+  maxInputRounds?: number;
+  maxQuestions?: number;
+  /** Answers sampling/createMessage. */
+  onSampling?: (params: CreateMessageParams, extra: QuestionExtra) => Awaitable<CreateMessageResult>;
+  /** Answers elicitation/create. */
+  onElicitation?: (params: ElicitRequestParams, extra: QuestionExtra) => Awaitable<ElicitResult>;
+  /** Answers roots/list: the roots, or a function that returns them (or a whole ListRootsResult). */
+  roots?: Root[] | ((extra: QuestionExtra) => Awaitable<Root[] | ListRootsResult>);
+  /** The server's log messages (notifications/message). */
+  onLog?: (message: LoggingMessage) => void;
+  /** Every notification of the server, log messages included. */
+  onNotification?: (method: string, params: { [key: string]: unknown }) => void;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Aborting cancels the request: the server is told, and the promise rejects with an AbortError. */
+  signal?: AbortSignal;
+  /** This request's timeout in ms; past it the server is told and the promise rejects with RequestTimeoutError. */
+  timeout?: number;
+  /** The request's progress notifications (the client asks for them when this is given). */
+  onprogress?: (progress: Progress) => void;
+  /** Added to the request's params._meta. */
+  _meta?: Meta;
+}
+
+type ClientState = "new" | "connecting" | "connected" | "closing" | "closed";
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+  onprogress?: (progress: Progress) => void;
+  /** Settled already (aborted): the core's late answer is dropped. */
+  done: boolean;
+  cleanup?: () => void;
+}
+
+/** The tag of the connect's on_response; requests count from 1. */
+const CONNECT_TAG = 0;
+
+function abortError(reason: unknown): Error {
+  const err = new DOMException("The operation was aborted", "AbortError");
+  if (reason !== undefined) {
+    Object.defineProperty(err, "cause", { value: reason, configurable: true, writable: true });
+  }
+  return err;
+}
+
+function parse(json: string): unknown {
+  return json === "" ? undefined : JSON.parse(json);
+}
+
+/** The Error a request ends with, from the core's status and error object. */
+function failure(rc: number, json: string): Error {
+  let body: { message?: string; code?: number; data?: unknown } = {};
+  try {
+    body = (parse(json) as typeof body | undefined) ?? {};
+  } catch {
+    body = { message: json };
+  }
+  const message = body.message ?? `polymcp status ${rc}`;
+  switch (rc) {
+    case Status.RPC:
+      return new McpError(typeof body.code === "number" ? body.code : -32603, message, body.data);
+    case Status.Output:
+      return new OutputSchemaError(message, body.data);
+    case Status.Timeout:
+      return new RequestTimeoutError(message);
+    case Status.Cancelled:
+      return abortError(undefined);
+    case Status.Closed:
+      return new ConnectionClosedError(message);
+    default:
+      return new NativeError(rc, message);
+  }
+}
+
+/** A list request's params: {} for none (the core then fetches every page). */
+function isSchemaLike(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (typeof (value as { parse?: unknown }).parse === "function" || "~standard" in value)
+  );
+}
+
+/**
+ * An MCP client. connect() it to a server, then call the server's tools,
+ * read its resources and get its prompts; close() it when done (or `await
+ * using client = ...`). It keeps the event loop alive while requests are
+ * pending, never while idle, and a closed client holds nothing.
+ */
+export class Client implements AsyncDisposable {
+  readonly clientInfo: Implementation;
+  /** Called once when the connection ends, by close() or by itself. */
+  onclose?: () => void;
+  /** Called when the connection ended by itself (rc and reason of the core), before onclose. */
+  onerror?: (error: Error) => void;
+
+  readonly #options: ClientOptions;
+  #native: NativeBinding | undefined;
+  #handle: NativeClient | undefined;
+  #state: ClientState = "new";
+  #server: InitializeResult | undefined;
+  readonly #pending = new Map<number, Pending>();
+  readonly #questions = new Map<bigint, AbortController>();
+  #nextTag = 1;
+  /** Whether the native client holds the event loop now. */
+  #held = false;
+  #closed: Promise<void>;
+  #resolveClosed!: () => void;
+
+  constructor(clientInfo: Implementation, options: ClientOptions = {}) {
+    if (typeof clientInfo?.name !== "string" || typeof clientInfo.version !== "string") {
+      throw new TypeError("Client needs { name, version }");
+    }
+    this.clientInfo = { ...clientInfo };
+    this.#options = { ...options };
+    this.#closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+  }
+
+  /**
+   * Connects and negotiates the revision; resolves once the server
+   * answered. A Client connects once.
+   */
+  async connect(target: ClientTarget, options: { signal?: AbortSignal } = {}): Promise<InitializeResult> {
+    if (this.#state !== "new") {
+      throw new Error(`polymcp: this Client is ${this.#state === "connected" ? "already connected" : this.#state}; make a new one`);
+    }
+    const n = nativeClient();
+    const json: { [key: string]: unknown } = {};
+    let server: ReturnType<typeof nativeServers.get>;
+    if (target instanceof McpServer) {
+      server = nativeServers.get(target);
+    } else if (typeof target === "object" && target !== null && "command" in target && typeof target.command === "string") {
+      json.command = [target.command, ...(target.args ?? []).map(String)];
+      if (target.env !== undefined) json.env = target.env;
+      if (target.cwd !== undefined) json.cwd = target.cwd;
+    } else if (typeof target === "object" && target !== null && "url" in target) {
+      json.url = String(target.url);
+      if (target.headers !== undefined) json.headers = target.headers;
+    } else {
+      throw new TypeError("connect() takes { command, args? }, { url } or a polymcp McpServer");
+    }
+    Object.assign(json, this.#connectOptions());
+    options.signal?.throwIfAborted();
+    this.#native = n;
+    this.#state = "connecting";
+    const connected = new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(CONNECT_TAG, { resolve, reject, done: false });
+    });
+    try {
+      this.#handle = n.clientConnect(JSON.stringify(json), server, this.#onEvent);
+    } catch (err) {
+      this.#pending.delete(CONNECT_TAG);
+      this.#state = "closed";
+      this.#resolveClosed();
+      throw err;
+    }
+    this.#held = true; // the addon holds the loop from the start: the connect is pending
+    const onAbort = () => void this.close();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const result = (await connected) as InitializeResult;
+      this.#server = result;
+      if (this.#state === "connecting") {
+        this.#state = "connected";
+      }
+      return result;
+    } catch (err) {
+      if (options.signal?.aborted) {
+        throw abortError(options.signal.reason);
+      }
+      throw err;
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #connectOptions(): { [key: string]: unknown } {
+    const o = this.#options;
+    const caps = o.capabilities ?? {};
+    const json: { [key: string]: unknown } = { client_info: this.clientInfo };
+    if (o.revision !== undefined) json.revision = o.revision;
+    if (o.timeout !== undefined) json.timeout_ms = o.timeout;
+    if (o.resetTimeoutOnProgress) json.reset_timeout_on_progress = true;
+    if (o.probeTimeout !== undefined) json.probe_timeout_ms = o.probeTimeout;
+    if (o.maxPages !== undefined) json.max_pages = o.maxPages;
+    if (o.maxInputRounds !== undefined) json.max_input_rounds = o.maxInputRounds;
+    if (o.maxQuestions !== undefined) json.max_questions = o.maxQuestions;
+    if (o.tasks) json.tasks = true;
+    if (o.skipOutputValidation) json.skip_output_validation = true;
+    if (o.onSampling !== undefined || caps.sampling !== undefined) json.sampling = true;
+    if (o.onElicitation !== undefined || caps.elicitation !== undefined) json.elicitation = true;
+    if (o.roots !== undefined || caps.roots !== undefined) json.roots = true;
+    return json;
+  }
+
+  /** The negotiated revision, once connected. */
+  get protocolVersion(): string | undefined {
+    return this.#server?.protocolVersion;
+  }
+
+  /** The server's name and version, once connected. */
+  getServerVersion(): Implementation | undefined {
+    return this.#server?.serverInfo;
+  }
+
+  getServerCapabilities(): ServerCapabilities | undefined {
+    return this.#server?.capabilities;
+  }
+
+  getInstructions(): string | undefined {
+    return this.#server?.instructions || undefined;
+  }
+
+  /**
+   * Sends any request and resolves to its result: the escape hatch for
+   * methods without a helper. The core adds the revision's _meta; a list
+   * method without a cursor fetches every page.
+   */
+  request<T = { [key: string]: unknown }>(method: string, params?: object, options: RequestOptions = {}): Promise<T> {
+    if (typeof method !== "string" || method === "") {
+      return Promise.reject(new TypeError("request() needs a method"));
+    }
+    if (this.#state === "new") {
+      return Promise.reject(new Error("polymcp: the Client is not connected; call connect() first"));
+    }
+    if (this.#state === "closing" || this.#state === "closed" || this.#handle === undefined) {
+      return Promise.reject(new ConnectionClosedError("polymcp: the client is closed"));
+    }
+    const { signal } = options;
+    if (signal?.aborted) {
+      return Promise.reject(abortError(signal.reason));
+    }
+    const opts: { [key: string]: unknown } = {};
+    if (options.timeout !== undefined) opts.timeout_ms = options.timeout;
+    if (options.onprogress !== undefined) opts.progress = true;
+    if (options._meta !== undefined) opts.meta = options._meta;
+    const tag = this.#nextTag++;
+    const handle = this.#handle;
+    const native = this.#native!;
+    const promise = new Promise<T>((resolve, reject) => {
+      const entry: Pending = { resolve: resolve as (v: unknown) => void, reject, onprogress: options.onprogress, done: false };
+      if (signal !== undefined) {
+        const onAbort = () => {
+          if (entry.done) {
+            return;
+          }
+          entry.done = true;
+          // Still pending for the core: the tag stays taken (and the loop
+          // held) until its on_response, which tells the server first.
+          native.clientCancel(handle, tag);
+          reject(abortError(signal.reason));
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        entry.cleanup = () => signal.removeEventListener("abort", onAbort);
+      }
+      this.#pending.set(tag, entry);
+    });
+    try {
+      native.clientRequest(handle, method, params === undefined ? "" : JSON.stringify(params), JSON.stringify(opts), tag);
+    } catch (err) {
+      const entry = this.#pending.get(tag);
+      this.#pending.delete(tag);
+      entry?.cleanup?.();
+      if (err instanceof NativeError && err.status === Status.Closed) {
+        return Promise.reject(new ConnectionClosedError(err.message));
+      }
+      return Promise.reject(err);
+    }
+    this.#hold();
+    return promise;
+  }
+
+  ping(options?: RequestOptions): Promise<{ [key: string]: unknown }> {
+    return this.request("ping", undefined, options);
+  }
+
+  /** Every tool (all pages) without a cursor; one page with it. */
+  listTools(params?: ListParams, options?: RequestOptions): Promise<ListToolsResult> {
+    return this.request("tools/list", params, options);
+  }
+
+  /**
+   * Calls a tool. A structured result is checked against the tool's
+   * outputSchema (OutputSchemaError when it does not match); a tool's own
+   * failure is a result with isError, a protocol error an McpError. The
+   * TypeScript SDK's (params, resultSchema, options) form works too; the
+   * schema is not used.
+   */
+  callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult>;
+  callTool(params: CallToolParams, resultSchema: unknown, options?: RequestOptions): Promise<CallToolResult>;
+  callTool(params: CallToolParams, second?: unknown, third?: RequestOptions): Promise<CallToolResult> {
+    const options = third ?? (second === undefined || isSchemaLike(second) ? undefined : (second as RequestOptions));
+    if (typeof params?.name !== "string") {
+      return Promise.reject(new TypeError("callTool() needs { name }"));
+    }
+    return this.request("tools/call", { ...params, arguments: params.arguments ?? {} }, options);
+  }
+
+  listResources(params?: ListParams, options?: RequestOptions): Promise<ListResourcesResult> {
+    return this.request("resources/list", params, options);
+  }
+
+  listResourceTemplates(params?: ListParams, options?: RequestOptions): Promise<ListResourceTemplatesResult> {
+    return this.request("resources/templates/list", params, options);
+  }
+
+  readResource(params: ReadResourceParams, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.request("resources/read", params, options);
+  }
+
+  subscribeResource(params: { uri: string }, options?: RequestOptions): Promise<{ [key: string]: unknown }> {
+    return this.request("resources/subscribe", params, options);
+  }
+
+  unsubscribeResource(params: { uri: string }, options?: RequestOptions): Promise<{ [key: string]: unknown }> {
+    return this.request("resources/unsubscribe", params, options);
+  }
+
+  listPrompts(params?: ListParams, options?: RequestOptions): Promise<ListPromptsResult> {
+    return this.request("prompts/list", params, options);
+  }
+
+  getPrompt(params: GetPromptParams, options?: RequestOptions): Promise<GetPromptResult> {
+    return this.request("prompts/get", params, options);
+  }
+
+  complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
+    return this.request("completion/complete", params, options);
+  }
+
+  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<{ [key: string]: unknown }> {
+    return this.request("logging/setLevel", { level }, options);
+  }
+
+  /** Tells the server the roots changed (notifications/roots/list_changed, on the revisions that have it). */
+  async sendRootsListChanged(): Promise<void> {
+    await this.request("notifications/roots/list_changed");
+  }
+
+  /**
+   * Ends the connection: a started server gets EOF (and is killed 2 s
+   * later), an HTTP session is deleted; requests in flight reject with
+   * ConnectionClosedError. Resolves once the core let go of the client.
+   */
+  async close(): Promise<void> {
+    if (this.#state === "new") {
+      this.#state = "closed";
+      this.#resolveClosed();
+      return;
+    }
+    if (this.#state === "connecting" || this.#state === "connected") {
+      this.#state = "closing";
+      const rc = this.#native!.clientClose(this.#handle!);
+      if (rc !== Status.OK) {
+        // Already gone: the Closed event is on its way or was delivered.
+      }
+    }
+    await this.#closed;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** The native client keeps the loop alive exactly while something is pending. */
+  #hold(): void {
+    const want = this.#pending.size > 0;
+    if (want !== this.#held && this.#handle !== undefined && this.#state !== "closed" && this.#state !== "closing") {
+      this.#native!.clientRef(this.#handle, want);
+      this.#held = want;
+    }
+  }
+
+  #onEvent = (type: number, id: number | bigint, rc: number, a: string, b: string): void => {
+    switch (type) {
+      case ClientEventType.Response:
+        this.#settle(Number(id), rc, a);
+        break;
+      case ClientEventType.Progress: {
+        const entry = this.#pending.get(Number(id));
+        if (entry?.onprogress !== undefined && !entry.done) {
+          this.#deliver(() => entry.onprogress!(parse(a) as Progress));
+        }
+        break;
+      }
+      case ClientEventType.Notification:
+        this.#notification(a, b);
+        break;
+      case ClientEventType.Question:
+        void this.#question(id as bigint, a, b);
+        break;
+      case ClientEventType.QuestionCancel:
+        this.#questions.get(id as bigint)?.abort(new Error("polymcp: the server no longer wants this answer"));
+        this.#questions.delete(id as bigint);
+        break;
+      case ClientEventType.Closed:
+        this.#onClosed(rc, a);
+        break;
+    }
+  };
+
+  /** Runs a user callback; a throw is reported as an uncaught exception would be, on its own. */
+  #deliver(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      queueMicrotask(() => {
+        throw err;
+      });
+    }
+  }
+
+  #settle(tag: number, rc: number, json: string): void {
+    const entry = this.#pending.get(tag);
+    if (entry === undefined) {
+      return;
+    }
+    this.#pending.delete(tag);
+    this.#hold();
+    if (entry.done) {
+      return;
+    }
+    entry.done = true;
+    entry.cleanup?.();
+    if (rc === Status.OK) {
+      try {
+        entry.resolve(parse(json) ?? {});
+      } catch (err) {
+        entry.reject(err);
+      }
+    } else {
+      entry.reject(failure(rc, json));
+    }
+  }
+
+  #notification(method: string, paramsJson: string): void {
+    let params: { [key: string]: unknown } = {};
+    try {
+      params = (parse(paramsJson) as typeof params | undefined) ?? {};
+    } catch {
+      return;
+    }
+    const { onLog, onNotification } = this.#options;
+    if (method === "notifications/message" && onLog !== undefined) {
+      this.#deliver(() => onLog(params as unknown as LoggingMessage));
+    }
+    if (onNotification !== undefined) {
+      this.#deliver(() => onNotification(method, params));
+    }
+  }
+
+  async #question(q: bigint, method: string, paramsJson: string): Promise<void> {
+    const native = this.#native!;
+    const controller = new AbortController();
+    this.#questions.set(q, controller);
+    const extra: QuestionExtra = { signal: controller.signal, method };
+    try {
+      const params = (parse(paramsJson) ?? {}) as { [key: string]: unknown };
+      const { onSampling, onElicitation, roots } = this.#options;
+      let result: unknown;
+      if (method === "sampling/createMessage" && onSampling !== undefined) {
+        result = await onSampling(params as CreateMessageParams, extra);
+      } else if (method === "elicitation/create" && onElicitation !== undefined) {
+        result = await onElicitation(params as ElicitRequestParams, extra);
+      } else if (method === "roots/list" && roots !== undefined) {
+        const got = typeof roots === "function" ? await roots(extra) : roots;
+        result = Array.isArray(got) ? { roots: got } : got;
+      } else {
+        throw new McpError(-32601, `this client does not answer ${method}`);
+      }
+      if (controller.signal.aborted) {
+        return;
+      }
+      const rc = native.clientAnswer(q, JSON.stringify(result ?? {}));
+      if (rc === Status.Invalid) {
+        native.clientAnswerError(q, -32603, `the client's handler gave no valid ${method} result`);
+      }
+    } catch (err) {
+      if (!controller.signal.aborted) {
+        const code = err instanceof McpError ? err.code : -32603;
+        native.clientAnswerError(q, code, errorMessage(err));
+      }
+    } finally {
+      this.#questions.delete(q);
+    }
+  }
+
+  #onClosed(rc: number, message: string): void {
+    const byItself = this.#state !== "closing";
+    this.#state = "closed";
+    this.#held = false;
+    for (const [, controller] of this.#questions) {
+      controller.abort(new ConnectionClosedError("polymcp: the client closed"));
+    }
+    this.#questions.clear();
+    // The core ends every request before on_closed; anything left is ended here.
+    for (const [tag, entry] of this.#pending) {
+      this.#pending.delete(tag);
+      if (!entry.done) {
+        entry.done = true;
+        entry.cleanup?.();
+        entry.reject(new ConnectionClosedError(message || "polymcp: the connection closed"));
+      }
+    }
+    if (this.#handle !== undefined) {
+      this.#native!.clientFree(this.#handle);
+    }
+    if (byItself && rc !== Status.OK && this.onerror !== undefined) {
+      const onerror = this.onerror;
+      this.#deliver(() => onerror(new ConnectionClosedError(message || `polymcp: the connection ended (${rc})`)));
+    }
+    if (this.onclose !== undefined) {
+      const onclose = this.onclose;
+      this.#deliver(() => onclose());
+    }
+    this.#resolveClosed();
+  }
+}

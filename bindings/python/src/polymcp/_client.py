@@ -569,7 +569,11 @@ class Client:
 
     async def ping(self) -> bool:
         """Pings the server (server/discover on 2026-07-28); True when it answered."""
-        await self.request("ping")
+        # 2026-07-28 has no ping: server/discover is the liveness check there
+        # (what the Go client's Ping sends; polymcp_client_request sends
+        # methods as named).
+        modern = (self.protocol_version or "") >= "2026-07-28"
+        await self.request("server/discover" if modern else "ping")
         return True
 
     async def list_tools(self, **kw: Any) -> list[JSON]:

@@ -318,6 +318,22 @@ describe("Client answers the server's questions", () => {
     }
   }
 
+  it("follows calls that became tasks (2026-07-28, tasks: true)", async () => {
+    const client = track(new Client(info, { revision: "2026-07-28", tasks: true, ...handlers }));
+    await client.connect(httpEverything());
+    const computed = await client.callTool({ name: "slow_compute", arguments: { seconds: 0.1, label: "sum" } });
+    assert.equal(text(computed), "Computed sum in 0.1s");
+    const greeted = await client.callTool({ name: "test_tool_with_task" });
+    assert.equal(text(greeted), "Hello, my name! (greeted by a task)");
+    const failed = await client.callTool({ name: "failing_job" });
+    assert.equal(failed.isError, true);
+    assert.match(text(failed), /failing_job failed/);
+    // Without the extension a required task is refused.
+    const plain = track(new Client(info, { revision: "2026-07-28" }));
+    await plain.connect(httpEverything());
+    await assert.rejects(plain.callTool({ name: "failing_job" }), (err) => err instanceof McpError && err.code === -32021);
+  });
+
   it("a handler's McpError reaches the server as a refusal", async () => {
     const client = track(new Client(info, {
       revision: "2025-11-25",

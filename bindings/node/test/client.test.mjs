@@ -13,6 +13,7 @@ import { after, afterEach, before, describe, it } from "node:test";
 import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
+import { FakeNative } from "./fake_native.mjs";
 import { Client, ConnectionClosedError, McpError, McpServer, NativeError, OutputSchemaError, RequestTimeoutError } from "polymcp";
 
 const POLYMCP = fileURLToPath(new URL("../../../build/polymcp", import.meta.url));
@@ -587,6 +588,17 @@ describe("Client and the process", () => {
       assert.equal(code, 0, `the child did not exit by itself (${JSON.stringify(target)})`);
       assert.equal(out, "bye\n");
     }
+  });
+
+  it("refuses a library without the client half (ABI < 1.8)", async () => {
+    const restore = new FakeNative().install(); // a binding over a library with no polymcp_client_*
+    let connecting;
+    try {
+      connecting = new Client(info).connect({ url: "http://127.0.0.1:1/mcp" });
+    } finally {
+      restore();
+    }
+    await assert.rejects(connecting, (err) => err instanceof NativeError && /ABI 1\.8/.test(err.message));
   });
 
   it("is the same class from import and require", () => {

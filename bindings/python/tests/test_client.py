@@ -429,11 +429,17 @@ def test_server_going_away(tmp_path: Path) -> None:
         def die() -> str:
             os._exit(3)
 
+        @server.tool()
+        def where() -> str:
+            return os.environ.get("POLYMCP_T", "-") + "|" + os.getcwd()
+
         server.run()
     """))
 
     async def main() -> None:
-        async with polymcp.Client(script, revision="2025-11-25") as client:
+        async with polymcp.Client(script, revision="2025-11-25", env={"POLYMCP_T": "yes"},
+                                  cwd=tmp_path) as client:
+            assert (await client.call_tool("where")).text == f"yes|{tmp_path}"
             with pytest.raises((polymcp.ClientClosed, polymcp.TransportError)):
                 await client.call_tool("die")
             for _ in range(200):
@@ -523,7 +529,7 @@ def _fds() -> int:
 def test_no_leaks_after_connect_close_cycles(kind: str, http_url: str,
                                              py_everything: polymcp.Server) -> None:
     lib = _native.load_library()
-    cycles = 50 if kind != "stdio" else 20
+    cycles = 50
     tgt = target(kind, http_url, py_everything)
     if kind == "memory":
         native = py_everything.serve()  # the clients share it

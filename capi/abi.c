@@ -157,13 +157,70 @@ void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
   free(cb);
 }
 
+polymcp_client_callbacks *pmcp_copy_client_callbacks(const polymcp_client_callbacks *cb) {
+  if (cb == NULL || cb->struct_size < sizeof(polymcp_client_callbacks) || cb->on_response == NULL) {
+    SET_ERROR(POLYMCP_E_INVALID, "client callbacks: struct_size and on_response are required");
+    return NULL;
+  }
+  polymcp_client_callbacks *c = malloc(sizeof *c);
+  if (c == NULL) {
+    SET_ERROR(POLYMCP_E_INTERNAL, "out of memory");
+    return NULL;
+  }
+  memcpy(c, cb, sizeof *c);
+  c->struct_size = sizeof *c;
+  return c;
+}
+
+void pmcp_client_response(const polymcp_client_callbacks *cb, uint64_t tag, int rc, const char *json, size_t len) {
+  callback_depth++;
+  cb->on_response(cb->user, tag, rc, json, len);
+  callback_depth--;
+}
+
+void pmcp_client_notification(const polymcp_client_callbacks *cb, const char *method, size_t mlen,
+                              const char *params, size_t plen) {
+  if (cb->on_notification == NULL) return;
+  callback_depth++;
+  cb->on_notification(cb->user, method, mlen, params, plen);
+  callback_depth--;
+}
+
+void pmcp_client_progress(const polymcp_client_callbacks *cb, uint64_t tag, const char *params, size_t len) {
+  if (cb->on_progress == NULL) return;
+  callback_depth++;
+  cb->on_progress(cb->user, tag, params, len);
+  callback_depth--;
+}
+
+void pmcp_client_question(const polymcp_client_callbacks *cb, uint64_t q, const char *method, size_t mlen,
+                          const char *params, size_t plen) {
+  callback_depth++;
+  cb->on_question(cb->user, q, method, mlen, params, plen); /* required when questions come */
+  callback_depth--;
+}
+
+void pmcp_client_question_cancel(const polymcp_client_callbacks *cb, uint64_t q) {
+  if (cb->on_question_cancel == NULL) return;
+  callback_depth++;
+  cb->on_question_cancel(cb->user, q);
+  callback_depth--;
+}
+
+void pmcp_client_closed(const polymcp_client_callbacks *cb, int rc, const char *msg, size_t len) {
+  if (cb->on_closed == NULL) return;
+  callback_depth++;
+  cb->on_closed(cb->user, rc, msg, len);
+  callback_depth--;
+}
+
 /* ---- polymcp.h ---- */
 
 /* The ABI this file implements. A bump in polymcp.h must change this line
  * too, which also rebuilds the library: Go's build cache does not see
  * headers outside the package directory. */
-#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 7
-#error "abi.c implements libpolymcp ABI 1.7: update it together with polymcp.h"
+#if POLYMCP_ABI_MAJOR != 1 || POLYMCP_ABI_MINOR != 8
+#error "abi.c implements libpolymcp ABI 1.8: update it together with polymcp.h"
 #endif
 
 uint32_t polymcp_abi_version(void) { return (POLYMCP_ABI_MAJOR << 16) | POLYMCP_ABI_MINOR; }
@@ -413,4 +470,54 @@ int polymcp_call_set_input_state(polymcp_call_t c, const char *state, size_t len
   GUARD();
   INPUT(state, len);
   return pmcpgo_call_set_input_state(c, (char *)state, len);
+}
+
+int polymcp_client_connect(const char *options_json, size_t len, const polymcp_client_callbacks *cb, uint64_t tag,
+                           polymcp_client_t *out) {
+  GUARD();
+  INPUT(options_json, len);
+  OUTPUT(out);
+  *out = 0;
+  polymcp_client_callbacks *copy = pmcp_copy_client_callbacks(cb);
+  if (copy == NULL) return err_code;
+  /* On success the copy belongs to the client (freed after on_closed). */
+  int rc = pmcpgo_client_connect((char *)options_json, len, copy, tag, out);
+  if (rc != POLYMCP_OK) free(copy);
+  return rc;
+}
+
+int polymcp_client_request(polymcp_client_t c, const char *method, size_t mlen, const char *params_json,
+                           size_t plen, const char *opts_json, size_t olen, uint64_t tag) {
+  GUARD();
+  INPUT(method, mlen);
+  INPUT(params_json, plen);
+  INPUT(opts_json, olen);
+  return pmcpgo_client_request(c, (char *)method, mlen, (char *)params_json, plen, (char *)opts_json, olen, tag);
+}
+
+int polymcp_client_cancel(polymcp_client_t c, uint64_t tag) {
+  GUARD();
+  return pmcpgo_client_cancel(c, tag);
+}
+
+int polymcp_client_answer(polymcp_question_t q, const char *result_json, size_t len) {
+  GUARD();
+  INPUT(result_json, len);
+  return pmcpgo_client_answer(q, (char *)result_json, len);
+}
+
+int polymcp_client_answer_error(polymcp_question_t q, int32_t code, const char *msg, size_t len) {
+  GUARD();
+  INPUT(msg, len);
+  return pmcpgo_client_answer_error(q, code, (char *)msg, len);
+}
+
+int polymcp_client_close(polymcp_client_t c) {
+  GUARD();
+  return pmcpgo_client_close(c);
+}
+
+int polymcp_client_free(polymcp_client_t c) {
+  GUARD();
+  return pmcpgo_client_free(c);
 }

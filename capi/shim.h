@@ -35,4 +35,15 @@ void pmcp_http_write(const polymcp_http_callbacks *cb, const char *chunk, size_t
 void pmcp_http_flush(const polymcp_http_callbacks *cb);
 void pmcp_http_end(polymcp_http_callbacks *cb, int rc); /* frees cb */
 
+/* The client half (ABI 1.8). */
+polymcp_client_callbacks *pmcp_copy_client_callbacks(const polymcp_client_callbacks *cb);
+void pmcp_client_response(const polymcp_client_callbacks *cb, uint64_t tag, int rc, const char *json, size_t len);
+void pmcp_client_notification(const polymcp_client_callbacks *cb, const char *method, size_t mlen,
+                              const char *params, size_t plen);
+void pmcp_client_progress(const polymcp_client_callbacks *cb, uint64_t tag, const char *params, size_t len);
+void pmcp_client_question(const polymcp_client_callbacks *cb, uint64_t q, const char *method, size_t mlen,
+                          const char *params, size_t plen);
+void pmcp_client_question_cancel(const polymcp_client_callbacks *cb, uint64_t q);
+void pmcp_client_closed(const polymcp_client_callbacks *cb, int rc, const char *msg, size_t len);
+
 #endif

@@ -62,12 +62,14 @@ extern "C" {
 #endif
 
 #define POLYMCP_ABI_MAJOR 1
-#define POLYMCP_ABI_MINOR 7
+#define POLYMCP_ABI_MINOR 8
 
 typedef uint64_t polymcp_server_t;  /* 0 = invalid, never reused */
 typedef uint64_t polymcp_call_t;    /* one pending call; see polymcp_call_complete */
 typedef uint64_t polymcp_session_t; /* one host-owned connection */
 typedef uint64_t polymcp_http_t;    /* one host-owned HTTP request in progress */
+typedef uint64_t polymcp_client_t;  /* one connection to an MCP server (ABI 1.8) */
+typedef uint64_t polymcp_question_t; /* one request of a server to a client (ABI 1.8) */
 
 /* Result codes. */
 enum {
@@ -83,6 +85,8 @@ enum {
   POLYMCP_E_CAPABILITY = -9,   /* polymcp_call_input: the client did not declare the capability */
   POLYMCP_E_CANCELLED = -10,   /* polymcp_call_input: the call ended while waiting */
   POLYMCP_E_LIMIT = -11,       /* polymcp_call_start_task: the server's task limits are reached */
+  POLYMCP_E_RPC = -12,         /* client: the server answered with a JSON-RPC error (ABI 1.8) */
+  POLYMCP_E_OUTPUT = -13,      /* client: a tool's result does not match its outputSchema (ABI 1.8) */
   POLYMCP_E_INTERNAL = -99     /* a bug in polymcp (a recovered panic); please report */
 };
 
@@ -640,6 +644,150 @@ int polymcp_call_input_state(polymcp_call_t c, char **state, size_t *len);
  * round: on 2026-07-28 it travels signed in requestState (signed, not
  * encrypted: the client can read it). Any thread. */
 int polymcp_call_set_input_state(polymcp_call_t c, const char *state, size_t len);
+
+/* ---- Client (ABI 1.8) --------------------------------------------------- */
+
+/*
+ * A client connects to one MCP server — a command it starts (stdio), a URL
+ * (Streamable HTTP, falling back to the 2024-11-05 HTTP+SSE transport when
+ * the server refuses a POST with 400, 404 or 405), or a polymcp_server_t of
+ * this process (in memory) — and negotiates the revision: 2026-07-28 when the
+ * server speaks it (server/discover), else initialize. It is the Go client
+ * (docs/client.md) behind handles: every request runs on a goroutine of its
+ * own and is answered through on_response, so no function here blocks.
+ *
+ * Callbacks arrive on Go threads, several at once, and must return quickly
+ * (post to the host's own loop). Every json they pass is borrowed for the
+ * callback's duration. on_closed is always the last; after it the host may
+ * free what it registered, then calls polymcp_client_free.
+ */
+typedef struct polymcp_client_callbacks {
+  uint32_t struct_size; /* sizeof(polymcp_client_callbacks) */
+  void *user;           /* passed back untouched */
+  /* Required. The end of polymcp_client_connect or of one
+   * polymcp_client_request, exactly once per tag. rc POLYMCP_OK: json is the
+   * result object (for connect: {"protocolVersion", "serverInfo",
+   * "capabilities", "instructions"}). Otherwise rc is negative and json an
+   * error object {"message": "...", "code": <JSON-RPC code>, "data": ...}
+   * ("code" and "data" only with POLYMCP_E_RPC):
+   *   POLYMCP_E_RPC       the server's JSON-RPC error;
+   *   POLYMCP_E_OUTPUT    a tool result that does not match its outputSchema
+   *                       (data: the result as received);
+   *   POLYMCP_E_TIMEOUT   the request's timeout passed (the server is told:
+   *                       notifications/cancelled, or a closed stream);
+   *   POLYMCP_E_CANCELLED polymcp_client_cancel (the server is told too);
+   *   POLYMCP_E_CLOSED    the connection ended or the client is closing;
+   *   POLYMCP_E_IO        the transport failed (a refused connection, an HTTP
+   *                       status without an answer, a process that would not
+   *                       start);
+   *   POLYMCP_E_INVALID   the request could not be sent (params that are not a
+   *                       JSON object, a method the revision lacks, no
+   *                       revision both sides speak). */
+  void (*on_response)(void *user, uint64_t tag, int rc, const char *json, size_t len);
+  /* Optional. A notification of the server, in the order it was sent:
+   * "notifications/message" (params: a LoggingMessageNotification's),
+   * "notifications/tools/list_changed", ".../prompts/list_changed",
+   * ".../resources/list_changed" (params {}), and
+   * "notifications/resources/updated" ({"uri": ...}). */
+  void (*on_notification)(void *user, const char *method, size_t mlen, const char *params, size_t plen);
+  /* Optional. A notifications/progress for the request of tag, made with
+   * {"progress": true}: params {"progress", "total"?, "message"?}. All of a
+   * request's progress comes before its on_response. */
+  void (*on_progress)(void *user, uint64_t tag, const char *params, size_t plen);
+  /* Optional, required by the "sampling", "elicitation" and "roots" options.
+   * A question of the server: method "sampling/createMessage",
+   * "elicitation/create" or "roots/list", params its params object. Answer
+   * it exactly once, from any thread, with polymcp_client_answer or
+   * polymcp_client_answer_error. On 2026-07-28 the questions are a tool
+   * call's input_required rounds, answered the same way. */
+  void (*on_question)(void *user, polymcp_question_t q, const char *method, size_t mlen, const char *params,
+                      size_t plen);
+  /* Optional. The answer to q is no longer wanted: the server cancelled it,
+   * the request it belongs to ended, or the client is closing. Answering it
+   * now gives POLYMCP_E_UNKNOWN_CALL. */
+  void (*on_question_cancel)(void *user, polymcp_question_t q);
+  /* Optional. Always the last callback, once: after polymcp_client_close
+   * (rc POLYMCP_OK), or when the connection ended by itself or never came up
+   * (rc negative, msg why; the connect's on_response came first). */
+  void (*on_closed)(void *user, int rc, const char *msg, size_t len);
+} polymcp_client_callbacks;
+
+/*
+ * Starts connecting and returns at once with the client's handle in *out;
+ * the outcome arrives as on_response(tag, ...). Requests made meanwhile wait
+ * for it. options_json (borrowed; every member optional except one target):
+ *   "command": ["prog", "arg", ...]  start a stdio server (its stderr is
+ *                                    inherited; closing ends its stdin, then
+ *                                    kills it after 2 s)
+ *   "env": {"NAME": "value"}         added to this process's environment
+ *   "cwd": "dir"                     its working directory
+ *   "url": "http://host/mcp"         a Streamable HTTP (or HTTP+SSE) server
+ *   "headers": {"Name": "value"}     sent with every HTTP request
+ *   "server": <polymcp_server_t>     a server of this process, in memory
+ *   "client_info": {"name", "version", "title"?}  default polymcp-client
+ *   "revision": "2025-11-25"         pin a revision; default: negotiate
+ *   "timeout_ms": 60000              each request's timeout (default 60 s)
+ *   "reset_timeout_on_progress": false
+ *   "probe_timeout_ms": 5000         the server/discover probe's
+ *   "max_pages": 1000, "max_input_rounds": 16, "max_questions": 64
+ *   "tasks": false                   declare the tasks extension; a tools/call
+ *                                    answered with a task is followed to its end
+ *   "skip_output_validation": false
+ *   "sampling", "elicitation", "roots": false  declare the capability; the
+ *                                    server's questions come to on_question
+ * POLYMCP_E_INVALID for options that are not this (an unknown member, no
+ * target or two, a capability without on_question). Any thread.
+ */
+int polymcp_client_connect(const char *options_json, size_t len, const polymcp_client_callbacks *cb,
+                           uint64_t tag, polymcp_client_t *out);
+
+/*
+ * Sends one request; its end comes to on_response(tag, ...). tag is the
+ * host's and must not be the tag of another request of this client still
+ * pending (POLYMCP_E_INVALID). method and params_json (a JSON object, or
+ * empty for none) are the protocol's; the client adds the revision's _meta.
+ * A few methods do more than send:
+ *   "tools/call"     output schema check, input rounds, tasks (see options);
+ *   "tools/list", "resources/list", "resources/templates/list",
+ *   "prompts/list"   without a "cursor": every page, as one result;
+ *   "ping"           server/discover on 2026-07-28, which has no ping;
+ *   "logging/setLevel"  on 2026-07-28 the level goes into every later
+ *                    request's _meta instead;
+ *   "resources/subscribe", "resources/unsubscribe"  the legacy revisions
+ *                    only (2026-07-28 has subscriptions/listen);
+ *   "notifications/roots/list_changed"  sent as the notification (legacy
+ *                    revisions).
+ * These answer {} when done. A "_meta" in params_json is merged into the
+ * one the client writes.
+ * opts_json (borrowed, may be empty): {"timeout_ms": n, "progress": true
+ * (on_progress gets its notifications), "meta": {...} (added to
+ * params._meta)}. POLYMCP_E_CLOSED once the client is closing. Any thread.
+ */
+int polymcp_client_request(polymcp_client_t c, const char *method, size_t mlen, const char *params_json,
+                           size_t plen, const char *opts_json, size_t olen, uint64_t tag);
+
+/* Cancels the pending request of tag: the server is told, and on_response
+ * follows with POLYMCP_E_CANCELLED (unless its answer won the race).
+ * POLYMCP_E_UNKNOWN_CALL when no request of tag is pending. Any thread. */
+int polymcp_client_cancel(polymcp_client_t c, uint64_t tag);
+
+/* Answers a question with its result object (a CreateMessageResult,
+ * ElicitResult or ListRootsResult; borrowed), or fails it with a JSON-RPC
+ * error. POLYMCP_E_UNKNOWN_CALL when the question was answered or is no
+ * longer wanted; POLYMCP_E_INVALID for a result that is not JSON of the
+ * method's result (the question then stays open). Any thread. */
+int polymcp_client_answer(polymcp_question_t q, const char *result_json, size_t len);
+int polymcp_client_answer_error(polymcp_question_t q, int32_t code, const char *msg, size_t len);
+
+/* Closes the client: the connection ends (a started server gets EOF on its
+ * stdin, an HTTP session is deleted), pending requests end with
+ * POLYMCP_E_CLOSED, open questions get on_question_cancel, then on_closed.
+ * Returns at once; a second close is POLYMCP_OK. Any thread. */
+int polymcp_client_close(polymcp_client_t c);
+
+/* Frees the handle: POLYMCP_E_INVALID before on_closed; after it the handle
+ * is POLYMCP_E_BADHANDLE. Any thread. */
+int polymcp_client_free(polymcp_client_t c);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,11 @@ const (
 	// ECancelled: the call ended while the host waited for input.
 	ECancelled Code = -10
 	// ELimit: StartTask found the server's task limits reached.
-	ELimit    Code = -11
+	ELimit Code = -11
+	// ERPC: a client's request was answered with a JSON-RPC error.
+	ERPC Code = -12
+	// EOutput: a tool result does not match its tool's outputSchema.
+	EOutput   Code = -13
 	EInternal Code = -99 // a bug: a recovered panic
 )
 

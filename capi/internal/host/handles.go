@@ -22,6 +22,8 @@ const (
 	kindCall
 	kindSession
 	kindHTTP
+	kindClient
+	kindQuestion
 )
 
 func (k handleKind) String() string {
@@ -34,6 +36,10 @@ func (k handleKind) String() string {
 		return "session"
 	case kindHTTP:
 		return "http exchange"
+	case kindClient:
+		return "client"
+	case kindQuestion:
+		return "question"
 	}
 	return "unknown"
 }

@@ -253,6 +253,22 @@ describe("Client against the everything server", () => {
     assert.ok(notes.includes("notifications/message"));
   });
 
+  it("ends calls and reports the end when the server goes away by itself", async () => {
+    const events = [];
+    const client = track(new Client(info));
+    client.onerror = (err) => events.push(`error ${err.name}`);
+    client.onclose = () => events.push("close");
+    // The server exits after 1 s, in the middle of a 60 s sleep.
+    await client.connect({ command: "sh", args: ["-c", `exec timeout 1 '${POLYMCP}' everything`] });
+    await assert.rejects(client.callTool({ name: "sleep", arguments: { ms: 60_000 } }), ConnectionClosedError);
+    const until = Date.now() + BOUND_MS;
+    while (!events.includes("close") && Date.now() < until) {
+      await pause(10);
+    }
+    assert.deepEqual(events, ["error ConnectionClosedError", "close"]);
+    await assert.rejects(client.ping(), ConnectionClosedError);
+  });
+
   it("rejects a connection that cannot come up", async () => {
     const client = new Client(info);
     await assert.rejects(client.connect({ url: "http://127.0.0.1:1/mcp" }), (err) => {

@@ -719,7 +719,9 @@ typedef struct polymcp_client_callbacks {
  *   "command": ["prog", "arg", ...]  start a stdio server (its stderr is
  *                                    inherited; closing ends its stdin, then
  *                                    kills it after 2 s)
- *   "env": {"NAME": "value"}         added to this process's environment
+ *   "env": {"NAME": "value"}         added to the environment the process
+ *                                    had when the library loaded (Go reads
+ *                                    it once: pass later changes here)
  *   "cwd": "dir"                     its working directory
  *   "url": "http://host/mcp"         a Streamable HTTP (or HTTP+SSE) server
  *   "headers": {"Name": "value"}     sent with every HTTP request

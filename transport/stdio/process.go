@@ -63,11 +63,13 @@ func Spawn(ctx context.Context, name string, args ...string) (*Process, error) {
 }
 
 // Start is Spawn for a prepared command, for when the server needs its own
-// environment or working directory. Stdin, Stdout and Stderr must be unset:
-// the Process owns them. The child runs in a process group of its own.
+// environment or working directory. Stdin and Stdout must be unset: the
+// Process owns them. A Stderr set (os.Stderr, say) gets the child's
+// stderr; unset, the Process keeps its tail (Stderr). The child runs in a
+// process group of its own.
 func Start(ctx context.Context, cmd *exec.Cmd) (*Process, error) {
-	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
-		return nil, errors.New("stdio: Start needs a command without Stdin, Stdout or Stderr")
+	if cmd.Stdin != nil || cmd.Stdout != nil {
+		return nil, errors.New("stdio: Start needs a command without Stdin or Stdout")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -88,7 +90,10 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Process, error) {
 	growPipes(inW, outR)
 	p := &Process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), closing: make(chan struct{})}
 	p.lines = newVerbatimReader(outR, ClientMaxLineBytes)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &p.stderr
+	cmd.Stdin, cmd.Stdout = inR, outW
+	if cmd.Stderr == nil {
+		cmd.Stderr = &p.stderr
+	}
 	cmd.WaitDelay = waitDelay
 	ownGroup(cmd)
 	err = cmd.Start()
@@ -239,7 +244,8 @@ func (p *Process) Wait() (exitCode int, err error) {
 	return p.exitCode, p.waitErr
 }
 
-// Stderr returns a copy of the latest StderrLimit bytes of the child's stderr.
+// Stderr returns a copy of the latest StderrLimit bytes of the child's
+// stderr (nothing when the command came with a Stderr of its own).
 func (p *Process) Stderr() []byte { return p.stderr.bytes() }
 
 // Close kills the process group at once, waits for the child and releases

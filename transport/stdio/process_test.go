@@ -123,11 +123,27 @@ func TestProcess(t *testing.T) {
 		assert.Equal(t, -1, code)
 		assert.Error(t, err)
 	})
-	t.Run("Start refuses a command with its own stdio", func(t *testing.T) {
+	t.Run("Start refuses a command with its own stdin or stdout", func(t *testing.T) {
 		cmd := exec.Command(os.Args[0])
 		cmd.Stdout = io.Discard
 		_, err := Start(context.Background(), cmd)
-		assert.EqualError(t, err, "stdio: Start needs a command without Stdin, Stdout or Stderr")
+		assert.EqualError(t, err, "stdio: Start needs a command without Stdin or Stdout")
+	})
+	t.Run("a command's own Stderr gets the child's stderr", func(t *testing.T) {
+		var stderr strings.Builder
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"=serve")
+		cmd.Stderr = &stderr
+		p, err := Start(context.Background(), cmd)
+		require.NoError(t, err)
+		defer p.Close()
+		require.NoError(t, p.Send([]byte(strings.Repeat(" ", 65))))
+		recvLine(t, p)
+		require.NoError(t, p.CloseStdin())
+		_, err = waitChild(t, p)
+		require.NoError(t, err)
+		assert.Contains(t, stderr.String(), "stdio: input line too long, discarded")
+		assert.Empty(t, p.Stderr(), "the Process kept none of it")
 	})
 	t.Run("Spawn of a missing program", func(t *testing.T) {
 		_, err := Spawn(context.Background(), "/nonexistent/polymcp-server")

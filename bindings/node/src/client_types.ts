@@ -2,7 +2,6 @@
 // on the wire, for the methods the Client has typed helpers for.
 
 import type {
-  CallToolResult,
   Completion,
   Icon,
   Implementation,
@@ -164,5 +163,3 @@ export interface LoggingMessage {
   data: unknown;
   _meta?: Meta;
 }
-
-export type { CallToolResult };

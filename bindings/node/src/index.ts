@@ -34,7 +34,28 @@ export {
   type QuestionExtra,
   type ElicitRequestParams,
 } from "./client";
-export type * from "./client_types";
+export type {
+  ServerCapabilities,
+  ClientCapabilities,
+  InitializeResult,
+  Tool,
+  Resource,
+  ResourceTemplateInfo,
+  Prompt,
+  ListToolsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListPromptsResult,
+  ListParams,
+  CallToolParams,
+  ReadResourceParams,
+  GetPromptParams,
+  CompleteParams,
+  CompleteResult,
+  SetLevelParams,
+  Progress,
+  LoggingMessage,
+} from "./client_types";
 export { ErrorCode, McpError, NativeError, RequestTimeoutError, ConnectionClosedError, OutputSchemaError } from "./errors";
 export { ValidationError, type StandardSchemaV1, type SchemaShape, type SchemaInput, type InferArgs } from "./schema";
 export { DEFAULT_MAX_BODY_BYTES, type HttpHandler, type HttpOptions } from "./http";

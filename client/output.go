@@ -1,6 +1,8 @@
 package client
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -15,6 +17,8 @@ import (
 type OutputError struct {
 	Tool string
 	Err  error
+	// Result is the tool's result as it came, raw.
+	Result json.RawMessage
 }
 
 func (e *OutputError) Error() string {
@@ -69,10 +73,10 @@ func (c *Client) checkOutput(name string, raw []byte) error {
 	}
 	structured, ok := jsonrpc.Member(raw, "structuredContent")
 	if !ok {
-		return &OutputError{Tool: name, Err: fmt.Errorf("no structuredContent")}
+		return &OutputError{Tool: name, Err: fmt.Errorf("no structuredContent"), Result: bytes.Clone(raw)}
 	}
 	if err := v.ValidateJSON(structured); err != nil {
-		return &OutputError{Tool: name, Err: err}
+		return &OutputError{Tool: name, Err: err, Result: bytes.Clone(raw)}
 	}
 	return nil
 }

@@ -669,7 +669,7 @@ typedef struct polymcp_client_callbacks {
    * result object (for connect: {"protocolVersion", "serverInfo",
    * "capabilities", "instructions"}). Otherwise rc is negative and json an
    * error object {"message": "...", "code": <JSON-RPC code>, "data": ...}
-   * ("code" and "data" only with POLYMCP_E_RPC):
+   * ("code" only with POLYMCP_E_RPC; "data" there and with POLYMCP_E_OUTPUT):
    *   POLYMCP_E_RPC       the server's JSON-RPC error;
    *   POLYMCP_E_OUTPUT    a tool result that does not match its outputSchema
    *                       (data: the result as received);

@@ -274,12 +274,18 @@ func CodeOfClient(err error) Code {
 func errorBody(err error) (Code, []byte) {
 	code := CodeOfClient(err)
 	body := map[string]any{"message": err.Error()}
-	var je *jsonrpc.Error
-	if code == ERPC && errors.As(err, &je) {
+	var (
+		je *jsonrpc.Error
+		oe *client.OutputError
+	)
+	switch {
+	case code == ERPC && errors.As(err, &je):
 		body["code"], body["message"] = je.Code, je.Message
 		if je.Data != nil {
 			body["data"] = je.Data
 		}
+	case code == EOutput && errors.As(err, &oe) && len(oe.Result) > 0:
+		body["data"] = oe.Result
 	}
 	b, merr := jsonrpc.Marshal(body)
 	if merr != nil {

@@ -12,10 +12,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/polymcp/polymcp/client"
 	"github.com/polymcp/polymcp/mcp"
 )
 
@@ -128,4 +130,37 @@ func TestConnectHTTPRemembersTheEra(t *testing.T) {
 	assert.Equal(t, 3, posts["/mcp initialize"])
 	assert.Equal(t, 1, posts["/sse server/discover"], "both Streamable HTTP probes at the SSE URL, once")
 	assert.Equal(t, 1, posts["/sse initialize"])
+}
+
+// Closing a server ends its in-process clients, as a server process's exit
+// would: a call in flight fails with client.ErrClosed instead of waiting
+// for its timeout, and a connection made after is refused.
+func TestServerCloseEndsInProcessClients(t *testing.T) {
+	ctx := context.Background()
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1.0.0"}, nil)
+	entered := make(chan struct{})
+	mcp.AddTool(s, &mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.Request, _ struct{}) (string, error) {
+		close(entered)
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	c, err := s.ConnectClient(ctx, nil)
+	require.NoError(t, err)
+	defer c.Close()
+	failed := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "hold", nil)
+		failed <- err
+	}()
+	<-entered
+	s.Close()
+	select {
+	case err := <-failed:
+		assert.ErrorIs(t, err, client.ErrClosed)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call outlived its server")
+	}
+	<-c.Done()
+	_, err = s.ConnectClient(ctx, nil)
+	assert.ErrorIs(t, err, client.ErrClosed, "a closed server takes no new connection")
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/polymcp/polymcp/core/dispatch"
@@ -86,6 +87,13 @@ type Server struct {
 	rt     *dispatch.Runtime
 	router *router.Router
 	exec   *executor.Executor
+
+	// The in-process connections of Connect, closed by Close as a server
+	// process's exit would end its pipes; closed ones are pruned by the
+	// next Connect.
+	connMu sync.Mutex
+	conns  map[*memory.Client]struct{}
+	closed bool
 }
 
 // NewServer returns a server named by impl. It panics if opts are invalid
@@ -145,16 +153,46 @@ func (s *Server) ServeStdio(ctx context.Context, opts *stdio.Options) error {
 }
 
 // Connect returns an in-process client connection, for tests and embedding.
-func (s *Server) Connect() *memory.Client { return memory.Connect(s) }
+func (s *Server) Connect() *memory.Client {
+	c := memory.Connect(s)
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.closed {
+		c.Close()
+		return c
+	}
+	for old := range s.conns {
+		if old.Closed() {
+			delete(s.conns, old)
+		}
+	}
+	if s.conns == nil {
+		s.conns = map[*memory.Client]struct{}{}
+	}
+	s.conns[c] = struct{}{}
+	return c
+}
 
 // ResourceUpdated notifies subscribers that the resource at uri changed.
 func (s *Server) ResourceUpdated(uri string) { s.rt.ResourceUpdated(uri) }
 
 // Close ends open subscriptions gracefully, cancels every request in flight
-// and refuses new ones. Transports still open answer nothing further.
+// and refuses new ones. Transports still open answer nothing further; the
+// in-process connections of Connect are closed, so that their clients
+// learn of the end as they would of a server process's exit.
 func (s *Server) Close() {
 	s.rt.EndListeners()
 	s.exec.Close()
+	s.connMu.Lock()
+	s.closed = true
+	conns := s.conns
+	s.conns = nil
+	s.connMu.Unlock()
+	for c := range conns {
+		// Not here: a handler running inside the connection's Send may be
+		// what calls Close, and the connection's Close waits for Sends.
+		go c.Close()
+	}
 }
 
 // Wait blocks until no handler runs, or ctx is done.

@@ -758,7 +758,16 @@ int polymcp_client_connect(const char *options_json, size_t len, const polymcp_c
  *   "resources/subscribe", "resources/unsubscribe"  the legacy revisions
  *                    only (2026-07-28 has subscriptions/listen);
  *   "notifications/roots/list_changed"  sent as the notification (legacy
- *                    revisions).
+ *                    revisions);
+ *   "subscriptions/listen"  (2026-07-28) opens a subscription, params
+ *                    {"notifications": {"toolsListChanged": true, ...,
+ *                    "resourceSubscriptions": [uri, ...]}}. on_response comes
+ *                    with the server's acknowledgement, {"notifications":
+ *                    what it agreed to send}, and the notifications then
+ *                    reach on_notification. The tag stays taken while the
+ *                    subscription lasts: polymcp_client_cancel(tag) ends it
+ *                    (POLYMCP_OK, no further on_response), as does closing
+ *                    the client; the server ending it is not reported.
  * These answer {} when done. A "_meta" in params_json is merged into the
  * one the client writes.
  * opts_json (borrowed, may be empty): {"timeout_ms": n, "progress": true

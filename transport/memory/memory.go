@@ -121,6 +121,16 @@ func (c *Client) Close() {
 	})
 }
 
+// Closed reports whether Close has been called.
+func (c *Client) Closed() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
 // inboxSink puts a session's messages in the client's inbox, copied as if
 // they had crossed a pipe: a transport.Copier.
 type inboxSink struct{ c *Client }

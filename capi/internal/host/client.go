@@ -200,6 +200,10 @@ func (c *Client) run(ctx context.Context, r *request, tag uint64, method string,
 		c.respond(tag, r, nil, fmt.Errorf("%w: %w", client.ErrClosed, c.err))
 		return
 	}
+	if method == "subscriptions/listen" {
+		c.listen(ctx, r, tag, params)
+		return
+	}
 	result, err := c.send(ctx, method, params, o.callOptions(c, tag, r))
 	if err != nil {
 		err = causeOf(ctx, err)

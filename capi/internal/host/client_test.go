@@ -392,3 +392,47 @@ func TestClientManyConcurrent(t *testing.T) {
 	}
 	assert.Len(t, seen, n)
 }
+
+func TestClientListen(t *testing.T) {
+	_, s := echoServer(t)
+	h := newClientHost()
+	c := connectTo(t, h, s, "")
+	require.NoError(t, Request(c, "subscriptions/listen", []byte(`{"notifications":{"toolsListChanged":true}}`), nil, 2))
+	r := h.next(t)
+	require.Equal(t, OK, r.rc, r.body)
+	assert.JSONEq(t, `{"notifications":{"toolsListChanged":true}}`, r.body)
+	assert.Equal(t, EInvalid, CodeOf(Request(c, "ping", nil, nil, 2)), "the subscription keeps its tag")
+
+	require.NoError(t, AddTool(s, []byte(`{"name":"other","inputSchema":{"type":"object"}}`), 8))
+	select {
+	case n := <-h.notes:
+		assert.Equal(t, "notifications/tools/list_changed {}", n)
+	case <-timeout():
+		t.Fatal("no list_changed through the subscription")
+	}
+	require.NoError(t, Cancel(c, 2), "cancelling ends the subscription")
+	waitFor(t, "the tag to be free again", func() bool { return CodeOf(Cancel(c, 2)) == EUnknownCall })
+	require.NoError(t, Request(c, "ping", nil, nil, 2))
+	assert.Equal(t, OK, h.next(t).rc)
+	assert.Empty(t, h.responses, "no second on_response for the subscription")
+}
+
+func TestClientOfAClosedServer(t *testing.T) {
+	server, s := echoServer(t)
+	h := newClientHost()
+	c, err := Connect([]byte(fmt.Sprintf(`{"server":%d}`, s)), h, 1)
+	require.NoError(t, err)
+	require.Equal(t, OK, h.next(t).rc)
+	require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"hold"}}`), nil, 2))
+	waitFor(t, "the call reaches the server", func() bool { return server.count("call") == 1 })
+	require.NoError(t, Close(s))
+	r := h.next(t)
+	assert.Equal(t, EClosed, r.rc, r.body)
+	select {
+	case <-h.closed:
+	case <-timeout():
+		t.Fatal("the client outlived its server")
+	}
+	assert.Equal(t, EClosed, h.closedRC)
+	require.NoError(t, FreeClient(c))
+}

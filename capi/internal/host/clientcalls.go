@@ -130,6 +130,42 @@ func listed[T any](items []T, err error) func(key string) ([]byte, error) {
 	}
 }
 
+// listen opens a 2026-07-28 subscription for the request of tag. Its
+// acknowledgement is the on_response; the tag stays pending while the
+// subscription lasts, so that cancelling it (or closing the client) ends it.
+func (c *Client) listen(ctx context.Context, r *request, tag uint64, params []byte) {
+	var p struct {
+		Notifications client.ListenFilter `json:"notifications"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			c.respond(tag, r, nil, errorf(EInvalid, "subscriptions/listen params: %v", err))
+			return
+		}
+	}
+	sub, err := c.conn.Listen(ctx, p.Notifications)
+	if err != nil {
+		c.respond(tag, r, nil, causeOf(ctx, err))
+		return
+	}
+	body, err := jsonrpc.Marshal(map[string]any{"notifications": sub.Honoured})
+	if err != nil {
+		sub.Close()
+		c.respond(tag, r, nil, err)
+		return
+	}
+	c.cb.OnResponse(tag, OK, body)
+	select {
+	case <-ctx.Done():
+	case <-sub.Done():
+	}
+	sub.Close()
+	r.done.Store(true)
+	c.mu.Lock()
+	delete(c.pending, tag)
+	c.mu.Unlock()
+}
+
 // progress passes a request's progress on, without its token (the tag
 // names the request).
 func (c *Client) progress(tag uint64, p spec.ProgressParams) {

@@ -694,9 +694,11 @@ typedef struct polymcp_client_callbacks {
    * {"progress": true}: params {"progress", "total"?, "message"?}. All of a
    * request's progress comes before its on_response. */
   void (*on_progress)(void *user, uint64_t tag, const char *params, size_t plen);
-  /* Optional, required by the "sampling", "elicitation" and "roots" options.
-   * A question of the server: method "sampling/createMessage",
-   * "elicitation/create" or "roots/list", params its params object. Answer
+  /* Optional, required by the "sampling", "elicitation" and "roots" options
+   * and by "oauth" (its "oauth/authorize" question, see
+   * polymcp_client_connect). A question of the server: method
+   * "sampling/createMessage", "elicitation/create" or "roots/list", params
+   * its params object. Answer
    * it exactly once, from any thread, with polymcp_client_answer or
    * polymcp_client_answer_error. On 2026-07-28 the questions are a tool
    * call's input_required rounds, answered the same way. */
@@ -725,6 +727,24 @@ typedef struct polymcp_client_callbacks {
  *   "cwd": "dir"                     its working directory
  *   "url": "http://host/mcp"         a Streamable HTTP (or HTTP+SSE) server
  *   "headers": {"Name": "value"}     sent with every HTTP request
+ *   "oauth": {...}                   OAuth 2.1 when the HTTP server asks for
+ *                                    it (401): discovery, registration
+ *                                    (pre-registered "client_id" and
+ *                                    "client_secret" for "issuer", else the
+ *                                    "client_metadata_url" document, else
+ *                                    dynamic registration as "client_name"),
+ *                                    PKCE, refresh and step-up. "grant":
+ *                                    "authorization_code" (default) asks the
+ *                                    host the question "oauth/authorize"
+ *                                    {"url", "redirectUrl"}: show the user
+ *                                    url. Without a "redirect_url" option the
+ *                                    browser comes back to a loopback
+ *                                    listener of the client's own and the
+ *                                    host answers {} at once; with one, the
+ *                                    host answers {"redirectUrl": where the
+ *                                    browser came back to}. An error answer
+ *                                    refuses. "client_credentials" needs
+ *                                    client_id and asks nothing.
  *   "server": <polymcp_server_t>     a server of this process, in memory
  *   "client_info": {"name", "version", "title"?}  default polymcp-client
  *   "revision": "2025-11-25"         pin a revision; default: negotiate

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/polymcp/polymcp/client"
+	"github.com/polymcp/polymcp/client/oauth"
 	"github.com/polymcp/polymcp/core/jsonrpc"
 )
 
@@ -45,6 +46,8 @@ type Client struct {
 	ready  chan struct{} // closed once the connect has finished
 	conn   *client.Client
 	err    error // why the connect failed
+	// loopback takes the OAuth redirects of the "oauth" option, if any.
+	loopback *oauth.Loopback
 
 	mu      sync.Mutex
 	pending map[uint64]*request // by the host's tag
@@ -91,7 +94,7 @@ func Connect(options []byte, cb ClientCallbacks, tag uint64) (uint64, error) {
 // connection's own end.
 func (c *Client) connect(ctx context.Context, r *request, tag uint64, cfg *ClientConfig, opts *client.Options) {
 	defer r.cancel(nil)
-	conn, err := cfg.dial(ctx, opts)
+	conn, err := cfg.dial(ctx, c, opts)
 	if err == nil && ctx.Err() != nil {
 		conn.Close() // cancelled, or closed, as it came up
 		err = ctx.Err()
@@ -270,6 +273,9 @@ func (c *Client) shutdown(rc Code, msg string) {
 	<-c.ready
 	if c.conn != nil {
 		_ = c.conn.Close()
+	}
+	if c.loopback != nil {
+		_ = c.loopback.Close()
 	}
 	c.work.Wait()
 	c.cbMu.Lock()

@@ -25,6 +25,7 @@ type ClientConfig struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
 	Server  uint64            `json:"server"`
+	OAuth   *OAuthConfig      `json:"oauth"`
 
 	ClientInfo             *spec.Implementation `json:"client_info"`
 	Revision               string               `json:"revision"`
@@ -55,14 +56,16 @@ func (c *ClientConfig) check(answers bool) error {
 		return errorf(EInvalid, "options: command[0] is empty")
 	case (len(c.Env) > 0 || c.Cwd != "") && len(c.Command) == 0:
 		return errorf(EInvalid, "options: env and cwd are for a command")
-	case len(c.Headers) > 0 && c.URL == "":
-		return errorf(EInvalid, "options: headers are for a url")
+	case (len(c.Headers) > 0 || c.OAuth != nil) && c.URL == "":
+		return errorf(EInvalid, "options: headers and oauth are for a url")
 	case c.Revision != "" && !slices.Contains(spec.Revisions, c.Revision):
 		return errorf(EInvalid, "options: revision %q is not one of %v", c.Revision, spec.Revisions)
 	case c.TimeoutMs < 0 || c.ProbeTimeoutMs < 0 || c.MaxPages < 0 || c.MaxInputRounds < 0 || c.MaxQuestions < 0:
 		return errorf(EInvalid, "options: timeouts and limits must not be negative")
 	case (c.Sampling || c.Elicitation || c.Roots) && !answers:
 		return errorf(EInvalid, "options: sampling, elicitation and roots need the on_question callback")
+	case c.OAuth != nil:
+		return c.OAuth.check(answers)
 	}
 	return nil
 }
@@ -110,8 +113,8 @@ func (cfg *ClientConfig) clientOptions(c *Client) *client.Options {
 
 func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
 
-// dial connects to the server the config names.
-func (cfg *ClientConfig) dial(ctx context.Context, o *client.Options) (*client.Client, error) {
+// dial connects c to the server the config names.
+func (cfg *ClientConfig) dial(ctx context.Context, c *Client, o *client.Options) (*client.Client, error) {
 	switch {
 	case len(cfg.Command) > 0:
 		cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
@@ -124,12 +127,16 @@ func (cfg *ClientConfig) dial(ctx context.Context, o *client.Options) (*client.C
 		}
 		return mcp.ConnectCommand(ctx, cmd, o)
 	case cfg.URL != "":
-		var ho *streamhttp.ClientOptions
-		if len(cfg.Headers) > 0 {
-			ho = &streamhttp.ClientOptions{Header: http.Header{}}
-			for k, v := range cfg.Headers {
-				ho.Header.Set(k, v)
+		ho := &streamhttp.ClientOptions{Header: http.Header{}}
+		for k, v := range cfg.Headers {
+			ho.Header.Set(k, v)
+		}
+		if cfg.OAuth != nil {
+			tr, err := c.oauthTransport(cfg.OAuth)
+			if err != nil {
+				return nil, err
 			}
+			ho.HTTPClient = &http.Client{Transport: tr}
 		}
 		return mcp.ConnectHTTP(ctx, cfg.URL, o, ho)
 	}

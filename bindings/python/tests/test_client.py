@@ -292,6 +292,150 @@ def test_notifications(everything_target: Any) -> None:
     assert "notifications/tools/list_changed" in methods
 
 
+# ---- subscriptions (client.listen) ---------------------------------------------
+
+async def _until(cond: Callable[[], bool]) -> None:
+    for _ in range(int(WAIT / 0.01)):  # a failure bound only
+        if cond():
+            return
+        await asyncio.sleep(0.01)
+
+
+async def _settle(client: polymcp.Client) -> None:
+    """Lets the server act on a subscription's cancel: it arrives as
+    notifications/cancelled (or a closed stream), handled concurrently with
+    the requests after it, and the Go client does not drop notifications of
+    a subscription it cancelled."""
+    await client.ping()
+    await asyncio.sleep(0.1)
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_listen_tools_list_changed(kind: str, http_url: str,
+                                   py_everything: polymcp.Server) -> None:
+    """2026-07-28 subscriptions/listen against the Go everything server:
+    the acknowledgement is sub.honoured, the list_changed reaches the
+    message handler and the subscription's iterator, leaving the block
+    cancels it (no more notifications, its tag released), nothing leaks."""
+    lib = _native.load_library()
+    methods: list[str] = []
+
+    async def one(client: polymcp.Client) -> None:
+        seen = len(methods)
+        async with client.listen(tools_list_changed=True) as sub:
+            assert sub.active
+            assert sub.honoured == {"toolsListChanged": True}
+            assert client._subscriptions == {sub}
+            await client.call_tool("test_trigger_tool_change")
+            method, params = await asyncio.wait_for(sub.__anext__(), WAIT)
+            assert method == "notifications/tools/list_changed"
+            await _until(lambda: "notifications/tools/list_changed" in methods[seen:])
+            # One per change: past 16 dynamic tools a trigger also removes one.
+            await client.ping()
+            await asyncio.sleep(0.1)
+            got = methods[seen:]
+            assert got and set(got) == {"notifications/tools/list_changed"}
+        assert not sub.active and not client._subscriptions and not client._pending
+        assert {m async for m, _ in sub} <= {"notifications/tools/list_changed"}  # then stops
+        # Leaving ended it: requests work, and a later change is not sent.
+        # (The server learns of the cancel asynchronously; a change made at
+        # once may still be notified: see _settle.)
+        await _settle(client)
+        seen = len(methods)
+        await client.call_tool("test_trigger_tool_change")
+        assert (await client.call_tool("echo", {"text": "after"})).text == "after"
+        await asyncio.sleep(0.2)
+        assert methods[seen:] == []
+
+    async def main() -> tuple[int, int]:
+        async with polymcp.Client(target(kind, http_url, py_everything),
+                                  message_handler=lambda m, p: methods.append(m)) as client:
+            assert client.protocol_version == "2026-07-28"
+            await one(client)  # warm up
+            await asyncio.sleep(0.2)
+            goroutines = _stats(lib)["goroutines"]
+            for _ in range(10):
+                await one(client)
+            for _ in range(100):  # what ends on library threads settles
+                if _stats(lib)["goroutines"] <= goroutines + 5:
+                    break
+                await asyncio.sleep(0.05)
+            return goroutines, _stats(lib)["goroutines"]
+
+    before, after = run(main())
+    assert after <= before + 5, (before, after)
+    assert not _native._clients
+
+
+def test_listen_awaited_and_closed_with_the_client(http_url: str) -> None:
+    async def main() -> None:
+        async with polymcp.Client(http_url) as client:
+            sub = await client.listen(tools_list_changed=True, prompts_list_changed=True)
+            assert sub.honoured == {"toolsListChanged": True, "promptsListChanged": True}
+            await client.call_tool("test_trigger_prompt_change")
+            assert await asyncio.wait_for(sub.__anext__(), WAIT) == \
+                ("notifications/prompts/list_changed", {})
+            waiter = asyncio.ensure_future(sub.__anext__())
+        # Closing the client ended the subscription: its iterator stops.
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(waiter, WAIT)
+        assert not sub.active
+        await sub.close()  # idempotent
+
+    run(main())
+
+
+@pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
+def test_listen_resource_updates(py_everything: polymcp.Server, revision: str) -> None:
+    """A resource subscription through listen, on both revisions (legacy:
+    resources/subscribe and unsubscribe), against the in-process Python
+    everything server, whose notify_resource_updated sends the update."""
+    uri = "test://watched-resource"
+    updates: list[dict[str, Any]] = []
+
+    def on_message(method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/resources/updated":
+            updates.append(params)
+
+    async def main() -> None:
+        async with polymcp.Client(py_everything, revision=revision,
+                                  message_handler=on_message) as client:
+            async with client.listen(resource_subscriptions=[uri],
+                                     tools_list_changed=True) as sub:
+                assert sub.honoured["resourceSubscriptions"] == [uri]
+                await client.read_resource(uri)
+                py_everything.notify_resource_updated("test://static-text")  # not asked for
+                py_everything.notify_resource_updated(uri)
+                got = await asyncio.wait_for(sub.__anext__(), WAIT)
+                assert got == ("notifications/resources/updated", {"uri": uri})
+                await _until(lambda: bool(updates))
+            assert updates == [{"uri": uri}]
+            await _settle(client)
+            py_everything.notify_resource_updated(uri)
+            await client.ping()
+            await asyncio.sleep(0.2)
+            assert updates == [{"uri": uri}], "an update after the subscription ended"
+
+    run(main())
+
+
+def test_subscribe_resource_on_2026_points_to_listen(everything_target: Any) -> None:
+    async def main() -> None:
+        async with polymcp.Client(everything_target) as client:
+            assert client.protocol_version == "2026-07-28"
+            with pytest.raises(polymcp.ClientError, match=r"client\.listen\(resource_subscr"):
+                await client.subscribe_resource("test://watched-resource")
+            with pytest.raises(polymcp.ClientError, match="listen"):
+                await client.unsubscribe_resource("test://watched-resource")
+            with pytest.raises(TypeError):
+                client.listen(resource_subscriptions="test://watched-resource")
+        async with polymcp.Client(everything_target, revision="2025-11-25") as client:
+            await client.subscribe_resource("test://watched-resource")
+            await client.unsubscribe_resource("test://watched-resource")
+
+    run(main())
+
+
 # ---- errors, timeouts, cancellation --------------------------------------------
 
 def test_errors(everything_target: Any) -> None:

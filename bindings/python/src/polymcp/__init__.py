@@ -26,7 +26,7 @@ from ._content import (
     Text,
     ToolResult,
 )
-from ._client import CallToolResult, Client
+from ._client import CallToolResult, Client, Subscription
 from ._context import Context, LogLevel
 from ._errors import (ClientClosed, ClientError, InputRequiredUnsupported, McpError, NativeError,
                       OutputValidationError, RequestCancelled, RequestTimeout, ToolCallError,
@@ -61,6 +61,7 @@ __all__ = [
     "ResourceContents",
     "ResourceLink",
     "Server",
+    "Subscription",
     "TaskStart",
     "TaskSupport",
     "Text",

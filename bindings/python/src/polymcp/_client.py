@@ -15,12 +15,13 @@ is the only thing a callback does besides copying its bytes).
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import itertools
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
@@ -45,6 +46,7 @@ __all__ = [
     "ProgressHandler",
     "Roots",
     "SamplingHandler",
+    "Subscription",
 ]
 
 log = logging.getLogger("polymcp.client")
@@ -261,6 +263,7 @@ class Client:
         self._close_reason = ""
         self._entered_lock: asyncio.Lock | None = None
         self._output_wrapped: dict[str, bool] = {}
+        self._subscriptions: set[Subscription] = set()
         self.protocol_version: str | None = None
         self.server_info: JSON = {}
         self.capabilities: JSON = {}
@@ -430,6 +433,8 @@ class Client:
                 _log_server_message(params)
         if self.message_handler is not None:
             self._run(self.message_handler, method, params)
+        for sub in self._subscriptions:
+            sub._offer(method, params)
 
     def _on_question(self, question: int, method: str, data: bytes) -> None:
         params = _object(data)
@@ -509,6 +514,8 @@ class Client:
         for task in [t for t in self._questions.values() if t is not None]:
             task.cancel()
         self._questions.clear()
+        for sub in list(self._subscriptions):
+            sub._end()
         if self._closed is not None and not self._closed.done():
             self._closed.set_result(None)
 
@@ -538,6 +545,13 @@ class Client:
         RequestTimeout (a TimeoutError) after ``timeout`` seconds (default:
         the client's), ClientClosed when the connection ends. Cancelling the
         awaiting task cancels the request on the server too."""
+        _, result = await self._request(method, params, timeout, progress_handler, meta)
+        return result
+
+    async def _request(self, method: str, params: Mapping[str, Any] | None,
+                       timeout: float | None, progress_handler: ProgressHandler | None,
+                       meta: Mapping[str, Any] | None) -> tuple[int, JSON]:
+        """request(), also returning the request's tag."""
         lib, loop = self._lib, self._loop
         if self._state != "open" or lib is None or loop is None:
             raise ClientClosed(E_CLOSED, f"polymcp.Client is not connected ({self._state}"
@@ -560,7 +574,7 @@ class Client:
             self._pending.pop(tag, None)
             raise _error(status, json.dumps({"message": message}).encode())
         try:
-            return await future
+            return tag, await future
         except asyncio.CancelledError:
             if not future.done() or future.cancelled():
                 # The library answers E_CANCELLED later; _on_response drops it.
@@ -614,11 +628,60 @@ class Client:
 
     async def subscribe_resource(self, uri: str, **kw: Any) -> None:
         """Asks for notifications/resources/updated of uri (legacy revisions;
-        they reach message_handler)."""
+        they reach message_handler). On 2026-07-28, which has no
+        resources/subscribe, use ``async with client.listen(
+        resource_subscriptions=[uri])``, which works on every revision."""
+        self._legacy_only("resources/subscribe", uri)
         await self.request("resources/subscribe", {"uri": str(uri)}, **kw)
 
     async def unsubscribe_resource(self, uri: str, **kw: Any) -> None:
+        self._legacy_only("resources/unsubscribe", uri)
         await self.request("resources/unsubscribe", {"uri": str(uri)}, **kw)
+
+    def _modern(self) -> bool:
+        return (self.protocol_version or "") >= "2026-07-28"
+
+    def _legacy_only(self, method: str, uri: str) -> None:
+        if self._state == "open" and self._modern():
+            raise ClientError(E_INVALID, f"{method} is not in MCP {self.protocol_version}: "
+                                         f"subscribe with `async with client.listen("
+                                         f"resource_subscriptions=[{str(uri)!r}]) as sub:` "
+                                         "(subscriptions/listen; it works on every revision)")
+
+    def listen(self, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
+               resources_list_changed: bool = False,
+               resource_subscriptions: Sequence[str] = (),
+               timeout: float | None = None, max_queued: int = 1000) -> Subscription:
+        """A subscription to the server's change notifications:
+
+            async with client.listen(tools_list_changed=True,
+                                     resource_subscriptions=["file:///x"]) as sub:
+                sub.honoured              # what the server agreed to send
+                async for method, params in sub: ...
+
+        On 2026-07-28 this is ``subscriptions/listen``: entering sends it and
+        returns once the server acknowledged it (``timeout`` bounds that
+        only); leaving the block cancels it. On the legacy revisions, where
+        list_changed notifications come unasked, it sends
+        ``resources/subscribe`` for each URI (``resources/unsubscribe`` when
+        leaving) and honours what the server's capabilities declare. Either
+        way the notifications reach ``message_handler`` as always, and the
+        subscription's own iterator gets those it was honoured for (at most
+        ``max_queued`` unread; older ones are dropped). ``await
+        client.listen(...)`` opens one without a block; ``await
+        sub.close()`` ends it."""
+        if isinstance(resource_subscriptions, str):
+            raise TypeError("resource_subscriptions is a list of URIs, not a str")
+        wanted: JSON = {}
+        for key, on in (("toolsListChanged", tools_list_changed),
+                        ("promptsListChanged", prompts_list_changed),
+                        ("resourcesListChanged", resources_list_changed)):
+            if on:
+                wanted[key] = True
+        uris = [str(u) for u in resource_subscriptions]
+        if uris:
+            wanted["resourceSubscriptions"] = uris
+        return Subscription(self, wanted, timeout, max_queued)
 
     async def list_prompts(self, **kw: Any) -> list[JSON]:
         return list((await self.request("prompts/list", None, **kw)).get("prompts", []))
@@ -656,6 +719,153 @@ class Client:
         target = self._target_options.get("url") or self._target_options.get("command") or \
             self._server
         return f"Client({target!r}, {self._state})"
+
+
+#: What a subscription's filter key covers: the notification's method.
+_LIST_CHANGED = {"notifications/tools/list_changed": "toolsListChanged",
+                 "notifications/prompts/list_changed": "promptsListChanged",
+                 "notifications/resources/list_changed": "resourcesListChanged"}
+#: The legacy revisions: the capability that makes a server send it unasked.
+_LEGACY_CAPABILITY = {"toolsListChanged": "tools", "promptsListChanged": "prompts",
+                      "resourcesListChanged": "resources"}
+
+
+class Subscription:
+    """An open ``Client.listen``: ``async with`` it, or ``await`` it and
+    ``close()`` it. ``honoured`` is what the server agreed to send, with the
+    protocol's keys (``toolsListChanged``, ``promptsListChanged``,
+    ``resourcesListChanged``, ``resourceSubscriptions``); iterating gives
+    the (method, params) of the notifications it covers, until it ends."""
+
+    def __init__(self, client: Client, wanted: JSON, timeout: float | None,
+                 max_queued: int) -> None:
+        self.client = client
+        self.requested = wanted
+        self.honoured: JSON = {}
+        self._timeout = timeout
+        self._queue: collections.deque[tuple[str, JSON]] = collections.deque(maxlen=max(1, max_queued))
+        self._ready = asyncio.Event()
+        self._tag = 0
+        self._legacy_uris: list[str] = []
+        self._state: Literal["new", "opening", "open", "closed"] = "new"
+
+    @property
+    def active(self) -> bool:
+        return self._state == "open"
+
+    async def open(self) -> Subscription:
+        if self._state != "new":
+            raise RuntimeError(f"this subscription is already {self._state}")
+        client = self.client
+        self._state = "opening"
+        try:
+            if client._modern():
+                self._tag, ack = await client._request(
+                    "subscriptions/listen", {"notifications": self.requested}, self._timeout,
+                    None, None)
+                honoured = ack.get("notifications")
+                self.honoured = honoured if isinstance(honoured, dict) else {}
+            else:
+                await self._open_legacy()
+        except BaseException:
+            self._state = "closed"
+            raise
+        if client._state != "open":  # the connection ended meanwhile
+            self._state = "closed"
+            raise ClientClosed(E_CLOSED, f"polymcp.Client is not connected ({client._state})")
+        self._state = "open"
+        client._subscriptions.add(self)
+        return self
+
+    async def _open_legacy(self) -> None:
+        caps = self.client.capabilities
+        honoured: JSON = {}
+        for key, cap in _LEGACY_CAPABILITY.items():
+            entry = caps.get(cap)
+            if self.requested.get(key) and isinstance(entry, dict) and entry.get("listChanged"):
+                honoured[key] = True
+        uris = list(self.requested.get("resourceSubscriptions", []))
+        resources = caps.get("resources")
+        if uris and isinstance(resources, dict) and resources.get("subscribe"):
+            try:
+                for uri in uris:
+                    await self.client.request("resources/subscribe", {"uri": uri},
+                                              timeout=self._timeout)
+                    self._legacy_uris.append(uri)
+            except BaseException:
+                await self._unsubscribe_legacy()
+                raise
+            honoured["resourceSubscriptions"] = uris
+        self.honoured = honoured
+
+    async def _unsubscribe_legacy(self) -> None:
+        uris, self._legacy_uris = self._legacy_uris, []
+        for uri in uris:
+            if not self.client.is_connected():
+                return
+            try:
+                await self.client.request("resources/unsubscribe", {"uri": uri},
+                                          timeout=self._timeout)
+            except (ClientError, McpError) as err:
+                log.debug("polymcp.Client: resources/unsubscribe %s: %s", uri, err)
+
+    async def close(self) -> None:
+        """Ends the subscription (polymcp_client_cancel of its request on
+        2026-07-28, resources/unsubscribe before). Idempotent."""
+        if self._state != "open":
+            self._state = "closed"
+            return
+        self._end()
+        client = self.client
+        if self._tag:
+            tag, self._tag = self._tag, 0
+            if client._lib is not None and client._handle and client._state == "open":
+                client._lib.client_cancel(client._handle, tag)  # E_UNKNOWN_CALL: already over
+        else:
+            await self._unsubscribe_legacy()
+
+    def _end(self) -> None:
+        self._state = "closed"
+        self.client._subscriptions.discard(self)
+        self._ready.set()
+
+    def covers(self, method: str, params: JSON) -> bool:
+        """Whether the notification is one this subscription was honoured for."""
+        key = _LIST_CHANGED.get(method)
+        if key is not None:
+            return bool(self.honoured.get(key))
+        if method == "notifications/resources/updated":
+            uris = self.honoured.get("resourceSubscriptions")
+            return isinstance(uris, list) and params.get("uri") in uris
+        return False
+
+    def _offer(self, method: str, params: JSON) -> None:
+        if self._state == "open" and self.covers(method, params):
+            self._queue.append((method, params))
+            self._ready.set()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> tuple[str, JSON]:
+        while not self._queue:
+            if self._state == "closed":
+                raise StopAsyncIteration
+            self._ready.clear()
+            await self._ready.wait()
+        return self._queue.popleft()
+
+    def __await__(self) -> Generator[Any, None, Subscription]:
+        return self.open().__await__()
+
+    async def __aenter__(self) -> Subscription:
+        return await self.open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"Subscription({self.honoured or self.requested!r}, {self._state})"
 
 
 # ---- helpers ---------------------------------------------------------------------

@@ -18,6 +18,7 @@ export const {
   RequestTimeoutError,
   ResourceTemplate,
   Server,
+  Subscription,
   ValidationError,
   configure,
   version,

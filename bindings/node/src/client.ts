@@ -33,8 +33,10 @@ import type {
   ListResourceTemplatesResult,
   ListResourcesResult,
   ListToolsResult,
+  ListenFilter,
   LoggingMessage,
   Progress,
+  ServerNotification,
   ReadResourceParams,
   CallToolParams,
   ServerCapabilities,
@@ -146,6 +148,19 @@ export interface RequestOptions {
   _meta?: Meta;
 }
 
+/** Options of listen(). */
+export interface SubscriptionOptions {
+  /** Aborting cancels the listen request, or ends the subscription once it is open. */
+  signal?: AbortSignal;
+  /**
+   * Called with each notification the subscription asked for. When given,
+   * nothing is buffered for async iteration.
+   */
+  onNotification?: (notification: ServerNotification) => void;
+  /** Notifications kept for async iteration before the oldest are dropped (default 1024). */
+  maxBuffered?: number;
+}
+
 type ClientState = "new" | "connecting" | "connected" | "closing" | "closed";
 
 interface Pending {
@@ -155,6 +170,134 @@ interface Pending {
   /** Settled already (aborted): the core's late answer is dropped. */
   done: boolean;
   cleanup?: () => void;
+  /** subscriptions/listen: the acknowledgement opens the Subscription, before anything else is delivered. */
+  onAck?: (result: unknown, tag: number) => unknown;
+}
+
+// The Client's side of a Subscription, out of users' sight.
+const deliver = Symbol("deliver");
+const ended = Symbol("ended");
+
+/** Whether a subscription of filter f asked for this notification. */
+function wants(f: ListenFilter, method: string, params: { [key: string]: unknown }): boolean {
+  switch (method) {
+    case "notifications/tools/list_changed":
+      return f.toolsListChanged === true;
+    case "notifications/prompts/list_changed":
+      return f.promptsListChanged === true;
+    case "notifications/resources/list_changed":
+      return f.resourcesListChanged === true;
+    case "notifications/resources/updated":
+      return Array.isArray(f.resourceSubscriptions) && f.resourceSubscriptions.includes(params.uri as string);
+    default:
+      return (
+        method.startsWith("notifications/tasks") &&
+        Array.isArray(f.taskIds) &&
+        f.taskIds.includes(params.taskId as string)
+      );
+  }
+}
+
+/**
+ * An open 2026-07-28 subscriptions/listen (Client.listen). The
+ * notifications it asked for go to its onNotification, or are buffered for
+ * `for await (const n of sub)`; the client's own onNotification gets them
+ * too. close() (or `await using`, or the listen signal's abort, or closing
+ * the client) ends it; breaking out of a `for await` loop closes it as well.
+ * While open it keeps the event loop alive, as a listening socket does.
+ */
+export class Subscription implements AsyncDisposable, AsyncIterable<ServerNotification> {
+  /** What listen() asked for. */
+  readonly requested: ListenFilter;
+  /** What the server agreed to send: its acknowledgement's notifications. */
+  readonly honoured: ListenFilter;
+  #closed = false;
+  readonly #end: () => void;
+  readonly #onNotification: ((n: ServerNotification) => void) | undefined;
+  readonly #max: number;
+  readonly #queue: ServerNotification[] = [];
+  #waiter: ((r: IteratorResult<ServerNotification>) => void) | undefined;
+
+  /** @internal Made by Client.listen. */
+  constructor(requested: ListenFilter, honoured: ListenFilter, end: () => void, options: SubscriptionOptions) {
+    this.requested = requested;
+    this.honoured = honoured;
+    this.#end = end;
+    this.#onNotification = options.onNotification;
+    this.#max = options.maxBuffered ?? 1024;
+  }
+
+  /** Whether the subscription ended (close(), the signal, or the client's close). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Ends the subscription: the server is told, and the client lets go of it. */
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this[ended]();
+      this.#end();
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<ServerNotification> {
+    return {
+      next: () => {
+        const n = this.#queue.shift();
+        if (n !== undefined) {
+          return Promise.resolve({ value: n, done: false });
+        }
+        if (this.#closed) {
+          return Promise.resolve({ value: undefined, done: true });
+        }
+        return new Promise((resolve) => (this.#waiter = resolve));
+      },
+      return: async () => {
+        await this.close();
+        return { value: undefined, done: true };
+      },
+    };
+  }
+
+  /** @internal A notification the filter wants. */
+  [deliver](n: ServerNotification): void {
+    if (this.#closed) {
+      return;
+    }
+    if (this.#onNotification !== undefined) {
+      const fn = this.#onNotification;
+      try {
+        fn(n);
+      } catch (err) {
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+      return;
+    }
+    const waiter = this.#waiter;
+    if (waiter !== undefined) {
+      this.#waiter = undefined;
+      waiter({ value: n, done: false });
+      return;
+    }
+    this.#queue.push(n);
+    if (this.#queue.length > this.#max) {
+      this.#queue.shift();
+    }
+  }
+
+  /** @internal Ended: no more notifications; a waiting iteration finishes. */
+  [ended](): void {
+    this.#closed = true;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.({ value: undefined, done: true });
+  }
 }
 
 /** The tag of the connect's on_response; requests count from 1. */
@@ -226,6 +369,8 @@ export class Client implements AsyncDisposable {
   #server: InitializeResult | undefined;
   readonly #pending = new Map<number, Pending>();
   readonly #questions = new Map<bigint, AbortController>();
+  /** Open subscriptions by the tag of their listen request, which the core keeps taken. */
+  readonly #subscriptions = new Map<number, Subscription>();
   #nextTag = 1;
   /** Whether the native client holds the event loop now. */
   #held = false;
@@ -342,6 +487,10 @@ export class Client implements AsyncDisposable {
    * method without a cursor fetches every page.
    */
   request<T = { [key: string]: unknown }>(method: string, params?: object, options: RequestOptions = {}): Promise<T> {
+    return this.#request(method, params, options) as Promise<T>;
+  }
+
+  #request(method: string, params: object | undefined, options: RequestOptions, onAck?: (result: unknown, tag: number) => unknown): Promise<unknown> {
     if (typeof method !== "string" || method === "") {
       return Promise.reject(new TypeError("request() needs a method"));
     }
@@ -362,8 +511,8 @@ export class Client implements AsyncDisposable {
     const tag = this.#nextTag++;
     const handle = this.#handle;
     const native = this.#native!;
-    const promise = new Promise<T>((resolve, reject) => {
-      const entry: Pending = { resolve: resolve as (v: unknown) => void, reject, onprogress: options.onprogress, done: false };
+    const promise = new Promise<unknown>((resolve, reject) => {
+      const entry: Pending = { resolve, reject, onprogress: options.onprogress, done: false, onAck };
       if (signal !== undefined) {
         const onAbort = () => {
           if (entry.done) {
@@ -457,6 +606,47 @@ export class Client implements AsyncDisposable {
     return this.request("logging/setLevel", { level }, options);
   }
 
+  /**
+   * Opens a 2026-07-28 subscription (subscriptions/listen) and resolves
+   * once the server acknowledged it: `sub.honoured` is what it agreed to
+   * send. The notifications come to options.onNotification, or to `for
+   * await (const n of sub)`, and to the client's onNotification. Older
+   * revisions have no subscriptions/listen (use subscribeResource and the
+   * client's onNotification there).
+   */
+  listen(notifications: ListenFilter, options: SubscriptionOptions = {}): Promise<Subscription> {
+    const requested: ListenFilter = { ...notifications };
+    const { signal } = options;
+    return this.#request("subscriptions/listen", { notifications: requested }, { signal }, (result, tag) => {
+      const honoured = (result as { notifications?: ListenFilter }).notifications ?? {};
+      const onAbort = () => void sub.close();
+      const sub = new Subscription(
+        requested,
+        honoured,
+        () => {
+          signal?.removeEventListener("abort", onAbort);
+          this.#unlisten(tag);
+        },
+        options,
+      );
+      this.#subscriptions.set(tag, sub);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      return sub;
+    }) as Promise<Subscription>;
+  }
+
+  /** The subscription of tag ended on this side: the core is told and lets go of the tag. */
+  #unlisten(tag: number): void {
+    if (!this.#subscriptions.delete(tag)) {
+      return;
+    }
+    if (this.#state === "connected" || this.#state === "connecting") {
+      // UnknownCall when the server ended it already; the core let go then.
+      this.#native!.clientCancel(this.#handle!, tag);
+    }
+    this.#hold();
+  }
+
   /** Tells the server the roots changed (notifications/roots/list_changed, on the revisions that have it). */
   async sendRootsListChanged(): Promise<void> {
     await this.request("notifications/roots/list_changed");
@@ -489,7 +679,7 @@ export class Client implements AsyncDisposable {
 
   /** The native client keeps the loop alive exactly while something is pending. */
   #hold(): void {
-    const want = this.#pending.size > 0;
+    const want = this.#pending.size > 0 || this.#subscriptions.size > 0;
     if (want !== this.#held && this.#handle !== undefined && this.#state !== "closed" && this.#state !== "closing") {
       this.#native!.clientRef(this.#handle, want);
       this.#held = want;
@@ -541,20 +731,24 @@ export class Client implements AsyncDisposable {
       return;
     }
     this.#pending.delete(tag);
-    this.#hold();
-    if (entry.done) {
-      return;
-    }
-    entry.done = true;
-    entry.cleanup?.();
-    if (rc === Status.OK) {
-      try {
-        entry.resolve(parse(json) ?? {});
-      } catch (err) {
-        entry.reject(err);
+    try {
+      if (entry.done) {
+        return;
       }
-    } else {
-      entry.reject(failure(rc, json));
+      entry.done = true;
+      entry.cleanup?.();
+      if (rc !== Status.OK) {
+        entry.reject(failure(rc, json));
+        return;
+      }
+      const result = parse(json) ?? {};
+      // A subscription opens here, before the next event (its first
+      // notification perhaps) and before #hold counts it.
+      entry.resolve(entry.onAck !== undefined ? entry.onAck(result, tag) : result);
+    } catch (err) {
+      entry.reject(err);
+    } finally {
+      this.#hold();
     }
   }
 
@@ -571,6 +765,11 @@ export class Client implements AsyncDisposable {
     }
     if (onNotification !== undefined) {
       this.#deliver(() => onNotification(method, params));
+    }
+    for (const sub of this.#subscriptions.values()) {
+      if (wants(sub.honoured, method, params)) {
+        sub[deliver]({ method, params });
+      }
     }
   }
 
@@ -618,6 +817,11 @@ export class Client implements AsyncDisposable {
       controller.abort(new ConnectionClosedError("polymcp: the client closed"));
     }
     this.#questions.clear();
+    // The core ended the subscriptions with the connection.
+    for (const sub of this.#subscriptions.values()) {
+      sub[ended]();
+    }
+    this.#subscriptions.clear();
     // The core ends every request before on_closed; anything left is ended here.
     for (const [tag, entry] of this.#pending) {
       this.#pending.delete(tag);

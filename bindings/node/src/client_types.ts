@@ -163,3 +163,24 @@ export interface LoggingMessage {
   data: unknown;
   _meta?: Meta;
 }
+
+/**
+ * What a 2026-07-28 subscriptions/listen asks for (its params.notifications),
+ * and what the server agreed to send (the Subscription's `honoured`).
+ */
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** notifications/resources/updated for these resources. */
+  resourceSubscriptions?: string[];
+  /** notifications/tasks for these tasks (the tasks extension). */
+  taskIds?: string[];
+  [key: string]: unknown;
+}
+
+/** A notification of the server, as a Subscription yields it. */
+export interface ServerNotification {
+  method: string;
+  params: { [key: string]: unknown };
+}

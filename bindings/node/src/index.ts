@@ -33,6 +33,8 @@ export {
   type RequestOptions,
   type QuestionExtra,
   type ElicitRequestParams,
+  Subscription,
+  type SubscriptionOptions,
 } from "./client";
 export type {
   ServerCapabilities,
@@ -55,6 +57,8 @@ export type {
   SetLevelParams,
   Progress,
   LoggingMessage,
+  ListenFilter,
+  ServerNotification,
 } from "./client_types";
 export { ErrorCode, McpError, NativeError, RequestTimeoutError, ConnectionClosedError, OutputSchemaError } from "./errors";
 export { ValidationError, type StandardSchemaV1, type SchemaShape, type SchemaInput, type InferArgs } from "./schema";

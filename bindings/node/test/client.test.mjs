@@ -14,7 +14,17 @@ import { setTimeout as pause } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 import { FakeNative } from "./fake_native.mjs";
-import { Client, ConnectionClosedError, McpError, McpServer, NativeError, OutputSchemaError, RequestTimeoutError } from "polymcp";
+import { Status, native, setNativeForTesting } from "../dist/native.js";
+import {
+  Client,
+  ConnectionClosedError,
+  McpError,
+  McpServer,
+  NativeError,
+  OutputSchemaError,
+  RequestTimeoutError,
+  Subscription,
+} from "polymcp";
 
 const POLYMCP = fileURLToPath(new URL("../../../build/polymcp", import.meta.url));
 const SDK_SERVER = fileURLToPath(new URL("./fixtures/sdk_server.mjs", import.meta.url));
@@ -425,6 +435,31 @@ describe("Client against an McpServer of this process (memory)", () => {
     }
   });
 
+  it("ends when the server closes: a call in flight fails with ConnectionClosedError, then onclose", async () => {
+    const s = server();
+    const client = track(new Client(info));
+    const events = [];
+    client.onerror = (err) => events.push(`error ${err.name}`);
+    client.onclose = () => events.push("close");
+    await client.connect(s);
+    const call = client.callTool({ name: "wait" });
+    const until = Date.now() + BOUND_MS;
+    while (s.seen.length === 0 && Date.now() < until) {
+      await pause(5);
+    }
+    assert.equal(s.seen.length, 1, "the wait handler never ran");
+    await s.close();
+    await assert.rejects(call, ConnectionClosedError);
+    while (!events.includes("close") && Date.now() < until) {
+      await pause(5);
+    }
+    assert.equal(events.at(-1), "close", events.join());
+    assert.deepEqual(events.filter((e) => e !== "close" && e !== "error ConnectionClosedError"), []);
+    await assert.rejects(client.ping(), ConnectionClosedError);
+    // A closed server takes no new connection.
+    await assert.rejects(new Client(info).connect(s));
+  });
+
 });
 
 // A bare JSON-RPC server over HTTP whose answers polymcp's server would
@@ -489,11 +524,9 @@ describe("Client against a bare HTTP server", () => {
       assert.ok(err instanceof OutputSchemaError, String(err));
       assert.ok(err instanceof McpError);
       assert.match(err.message, /outputSchema/);
-      // polymcp.h promises the result as received in the error's data; the
-      // library of this writing sends none, so it is checked when present.
-      if (err.result !== undefined) {
-        assert.deepEqual(err.result.structuredContent, { n: "one" });
-      }
+      // The result as received: POLYMCP_E_OUTPUT's error object carries it as data.
+      assert.deepEqual(err.result?.structuredContent, { n: "one" });
+      assert.deepEqual(err.data, err.result);
       return true;
     });
     // Unchecked when asked.
@@ -570,6 +603,139 @@ describe("Client against the TypeScript SDK's server", () => {
   });
 });
 
+/** Resolves to the first value of an async iterator; rejects after BOUND_MS (a failure bound, not a timing). */
+async function first(iterable, what) {
+  const it = iterable[Symbol.asyncIterator]();
+  let timer;
+  const bound = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what} within ${BOUND_MS} ms`)), BOUND_MS);
+  });
+  try {
+    return await Promise.race([it.next(), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The real binding with clientCancel recorded: installed for the connects in fn. */
+async function withCancelSpy(fn) {
+  const real = native();
+  const cancels = [];
+  const spy = {
+    ...real,
+    clientCancel: (handle, tag) => {
+      const rc = real.clientCancel(handle, tag);
+      cancels.push({ handle, tag, rc });
+      return rc;
+    },
+  };
+  const previous = setNativeForTesting(spy);
+  try {
+    await fn();
+  } finally {
+    setNativeForTesting(previous);
+  }
+  return { real, cancels };
+}
+
+describe("Client subscriptions (subscriptions/listen, 2026-07-28)", () => {
+  for (const [name, target] of [
+    ["stdio", stdioEverything],
+    ["HTTP", httpEverything],
+  ]) {
+    it(`gets tools/list_changed over ${name}, and lets go of the tag on close`, async () => {
+      const seen = [];
+      const client = track(new Client(info, { onNotification: (method) => seen.push(method) }));
+      const { real, cancels } = await withCancelSpy(() => client.connect(target()));
+      assert.equal(client.protocolVersion, "2026-07-28");
+
+      const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: ["test://static-text"] });
+      assert.ok(sub instanceof Subscription);
+      assert.equal(sub.closed, false);
+      assert.deepEqual(sub.requested, { toolsListChanged: true, resourceSubscriptions: ["test://static-text"] });
+      assert.equal(sub.honoured.toolsListChanged, true);
+      assert.deepEqual(sub.honoured.resourceSubscriptions, ["test://static-text"]);
+
+      // The tool adds a tool: notifications/tools/list_changed.
+      await client.callTool({ name: "test_trigger_tool_change" });
+      const got = await first(sub, "notifications/tools/list_changed");
+      assert.deepEqual(got, { done: false, value: { method: "notifications/tools/list_changed", params: {} } });
+      assert.ok(seen.includes("notifications/tools/list_changed"), "the client's onNotification gets it too");
+
+      await sub.close();
+      assert.equal(sub.closed, true);
+      assert.deepEqual(await sub[Symbol.asyncIterator]().next(), { value: undefined, done: true });
+      await sub.close(); // a second close does nothing
+      assert.equal(cancels.length, 1, "close cancels the listen request once");
+      const [{ handle, tag, rc }] = cancels;
+      assert.equal(rc, Status.OK);
+      // The core lets go of the tag: cancelling it again finds no request.
+      const until = Date.now() + BOUND_MS;
+      let again;
+      while ((again = real.clientCancel(handle, tag)) !== Status.UnknownCall && Date.now() < until) {
+        await pause(10);
+      }
+      assert.equal(again, Status.UnknownCall);
+      // The client goes on serving, and listens again.
+      assert.equal(text(await client.callTool({ name: "echo", arguments: { text: "after" } })), "after");
+      const again2 = await client.listen({ promptsListChanged: true });
+      await again2[Symbol.asyncDispose]();
+      assert.equal(again2.closed, true);
+    });
+  }
+
+  it("ends when its signal aborts, hands notifications to onNotification, and ends with the client", async () => {
+    const client = new Client(info);
+    await client.connect(httpEverything());
+    const controller = new AbortController();
+    const got = [];
+    const sub = await client.listen({ toolsListChanged: true }, { signal: controller.signal, onNotification: (n) => got.push(n.method) });
+    await client.callTool({ name: "test_trigger_tool_change" });
+    const until = Date.now() + BOUND_MS;
+    while (got.length === 0 && Date.now() < until) {
+      await pause(10);
+    }
+    assert.deepEqual(got, ["notifications/tools/list_changed"]);
+    controller.abort();
+    assert.equal(sub.closed, true);
+
+    // An aborted signal sends nothing.
+    await assert.rejects(client.listen({ toolsListChanged: true }, { signal: AbortSignal.abort() }), { name: "AbortError" });
+
+    // Closing the client ends its subscriptions; a waiting iteration finishes.
+    const open = await client.listen({ toolsListChanged: true });
+    const waiting = open[Symbol.asyncIterator]().next();
+    await client.close();
+    assert.deepEqual(await waiting, { value: undefined, done: true });
+    assert.equal(open.closed, true);
+    await open.close(); // nothing left to do
+    await assert.rejects(client.listen({ toolsListChanged: true }), ConnectionClosedError);
+  });
+
+  it("breaking out of for await closes the subscription", async () => {
+    const client = track(new Client(info));
+    await client.connect(stdioEverything());
+    const sub = await client.listen({ toolsListChanged: true });
+    await client.callTool({ name: "test_trigger_tool_change" });
+    for await (const n of sub) {
+      assert.equal(n.method, "notifications/tools/list_changed");
+      break;
+    }
+    assert.equal(sub.closed, true);
+  });
+
+  it("is refused on a revision without it", async () => {
+    const client = track(new Client(info, { revision: "2025-11-25" }));
+    await client.connect(httpEverything());
+    await assert.rejects(client.listen({ toolsListChanged: true }), (err) => {
+      assert.ok(err instanceof NativeError || err instanceof McpError, String(err));
+      return true;
+    });
+    // The refusal holds nothing: the client still serves.
+    assert.equal(text(await client.callTool({ name: "echo", arguments: { text: "ok" } })), "ok");
+  });
+});
+
 describe("Client and the process", () => {
   it("lets the process exit by itself once closed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "polymcp-client-"));
@@ -603,6 +769,43 @@ describe("Client and the process", () => {
       });
       assert.equal(code, 0, `the child did not exit by itself (${JSON.stringify(target)})`);
       assert.equal(out, "bye\n");
+    }
+  });
+
+  it("lets the process exit by itself once its subscription closed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "polymcp-client-"));
+    const script = join(dir, "listen.mjs");
+    // The client is left open (idle): only the subscription could hold the loop.
+    writeFileSync(
+      script,
+      `import { Client } from ${JSON.stringify(PKG + "/esm/index.mjs")};
+const client = new Client({ name: "exit", version: "1" });
+await client.connect(JSON.parse(process.argv[2]));
+const sub = await client.listen({ toolsListChanged: true });
+await client.callTool({ name: "test_trigger_tool_change" });
+for await (const n of sub) {
+  console.log(n.method);
+  break;
+}
+console.log(sub.closed);
+`,
+    );
+    for (const target of [{ url: everythingHttp.url }, stdioEverything()]) {
+      const child = spawn(process.execPath, [script, JSON.stringify(target)], { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
+      const code = await new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          resolve("hung");
+        }, BOUND_MS);
+        child.on("exit", (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        });
+      });
+      assert.equal(code, 0, `the child did not exit by itself (${JSON.stringify(target)}): ${out}`);
+      assert.equal(out, "notifications/tools/list_changed\ntrue\n");
     }
   });
 

@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"examples/...":       {"mcp", "core/spec", "core/jsonrpc", "examples/..."},
 	"cmd/...":            {"mcp", "client/...", "core/jsonrpc", "core/spec", "transport/...", "examples/...", "internal/gcdefault"},
 	"conformance/...":    {"client", "client/oauth", "core/spec", "core/jsonrpc", "transport", "transport/..."}, // the runner's client
-	"capi/...":           {"mcp", "core/...", "transport/...", "capi/...", "internal/gcdefault"},
+	"capi/...":           {"mcp", "client/...", "core/...", "transport/...", "capi/...", "internal/gcdefault"},
 	"":                   {"..."}, // tests at the root may import anything
 }
 

@@ -73,7 +73,7 @@ async def http_server() -> AsyncIterator[str]:
 
 @asynccontextmanager
 async def polymcp_client(transport: str, revision: str | None) -> AsyncIterator[tuple[Call, str]]:
-    sys.path.insert(0, str(ROOT / "bindings" / "python" / "src"))
+    sys.path.insert(0, os.environ.get("POLYMCP_PY_SRC") or str(ROOT / "bindings" / "python" / "src"))
     import polymcp
 
     async def open_(target: Any) -> AsyncIterator[tuple[Call, str]]:

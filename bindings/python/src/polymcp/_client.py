@@ -136,19 +136,41 @@ class _Request:
 
 class _Target:
     """The library's callbacks for one connection. Runs on Go threads: it
-    copies nothing more than _native did and posts to the client's loop."""
+    copies nothing more than _native did and posts to the client's loop.
 
-    __slots__ = ("client", "loop")
+    Callbacks queue (a deque: appends are atomic) and the loop is woken
+    only when no drain is scheduled yet, so calls in flight that end
+    together cost one wake-up (call_soon_threadsafe writes to the loop's
+    self-pipe) and one loop iteration, not one each. Order is kept."""
+
+    __slots__ = ("client", "loop", "queue", "scheduled")
 
     def __init__(self, client: Client, loop: asyncio.AbstractEventLoop) -> None:
         self.client = client
         self.loop = loop
+        self.queue: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = \
+            collections.deque()
+        self.scheduled = False
 
     def _post(self, fn: Callable[..., None], *args: Any) -> None:
+        self.queue.append((fn, args))
+        if self.scheduled:
+            return  # the drain scheduled will see it: it clears the flag before popping
+        self.scheduled = True
         try:
-            self.loop.call_soon_threadsafe(fn, *args)
+            self.loop.call_soon_threadsafe(self._drain)
         except RuntimeError:
             pass  # the loop is closed: nobody is left to tell
+
+    def _drain(self) -> None:
+        self.scheduled = False
+        queue = self.queue
+        while queue:
+            fn, args = queue.popleft()
+            try:
+                fn(*args)
+            except Exception:  # noqa: BLE001 - the others still run
+                log.exception("polymcp.Client: %r failed", fn)
 
     def on_response(self, tag: int, rc: int, data: bytes) -> None:
         self._post(self.client._on_response, tag, rc, data)
@@ -564,7 +586,7 @@ class Client:
             opts["progress"] = True
         if meta:
             opts["meta"] = dict(meta)
-        body = json.dumps(to_jsonable(dict(params))).encode() if params is not None else b""
+        body = _dumps(params) if params is not None else b""
         tag = next(self._tags)
         future: asyncio.Future[JSON] = loop.create_future()
         self._pending[tag] = _Request(future, progress)
@@ -876,6 +898,27 @@ def _ms(seconds: float) -> int:
 
 def _is_url(text: str) -> bool:
     return text.startswith(("http://", "https://"))
+
+
+def _dumps(params: Mapping[str, Any]) -> bytes:
+    """params as JSON: plain dicts, lists and scalars go straight to
+    json.dumps; anything else (dataclasses, Enums, pydantic models, dates,
+    bytes, tuples as keys...) through to_jsonable, as before."""
+    try:
+        return _encode(params if type(params) is dict else dict(params)).encode()
+    except (TypeError, ValueError):
+        return json.dumps(to_jsonable(dict(params))).encode()
+
+
+#: What the C encoder does not know raises, and that value goes through
+#: to_jsonable. What it knows encodes as to_jsonable would have made it (a
+#: str or int Enum member as its value, a tuple as a list), except dict keys
+#: that are not str: json spells True and None "true" and "null".
+def _plain_check(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not plain JSON")
+
+
+_encode = json.JSONEncoder(default=_plain_check, allow_nan=False).encode
 
 
 def _object(data: bytes) -> JSON:

@@ -593,9 +593,9 @@ class Library:
     def client_request(self, client: int, method: bytes, params: bytes, opts: bytes,
                        tag: int) -> tuple[int, str]:
         """polymcp_client_request: the status and, unless OK, the library's message."""
-        status: int = self.cdll.polymcp_client_request(c_uint64(client), method, len(method),
-                                                       params, len(params), opts, len(opts),
-                                                       c_uint64(tag))
+        # Plain ints: argtypes convert them (no c_uint64 objects per call).
+        status: int = self.cdll.polymcp_client_request(client, method, len(method),
+                                                       params, len(params), opts, len(opts), tag)
         if status == OK:
             return status, ""
         return status, self.last_error() or f"polymcp_client_request: error {status}"

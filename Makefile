@@ -33,10 +33,16 @@ $(BUILD)/conformance-client: FORCE
 
 FORCE:
 
-demo: build ## the main job: serve the everything example (Go, then the Python and Node bindings' own) and call it with polymcp's client
+demo: build ## the main job: serve the everything example (Go, then the Python and Node bindings' own) and call it with polymcp's client; then the C, Python and Node clients each call another language's server
 	$(BIN) demo
 	PYTHONPATH=$(PY_SRC) $(BIN) demo --server '$(PY_FIXTURE)'
 	$(BIN) demo --server '$(NODE_FIXTURE)'
+	@echo "== the C client calls the Node server =="
+	$(CAPI_CLIENT) -- $(NODE_FIXTURE)
+	@echo "== the Python client calls the Node server =="
+	PYTHONPATH=$(PY_SRC) python3 bindings/python/examples/client.py -- $(NODE_FIXTURE)
+	@echo "== the Node client calls the Python server =="
+	PYTHONPATH=$(PY_SRC) node bindings/node/examples/client.mjs -- $(PY_FIXTURE)
 
 test: test-go test-race test-fuzz test-capi test-python test-node test-bench conformance ## run every test (Go, race, fuzz, C ABI, Python, Node, the benchmark tools, conformance)
 

@@ -20,11 +20,13 @@ build-node: build-capi ## Node package: the addon, dist/ and build/polymcp-<vers
 # the conformance runs are graded by the one baseline,
 # conformance/expected-failures.yml.
 
-test-node: build-node $(BIN) ## Node binding: node --test (API, stdio, HTTP, SDK interop, the tarball), the stdio wire transcripts, polymcp's client against the TS SDK's server, and the conformance runs against the Node fixture
+test-node: build-node $(BIN) ## Node binding: node --test (API, stdio, HTTP, SDK interop, the tarball), the stdio wire transcripts, polymcp's client against the TS SDK's server, the client example against the Python fixture, and the conformance runs against the Node fixture
 	POLYMCP_TARBALL=$(NODE_TARBALL) $(MAKE) -C bindings/node test
 	$(GO) test -count=1 ./examples/everything -run 'TestWire/.*/.*/stdio' -fixture '$(NODE_FIXTURE)'
 	POLYMCP_TS_SDK_SERVER='node $(CURDIR)/bindings/node/test/fixtures/sdk_server.mjs' \
 		$(GO) test -count=1 ./client -run 'TestInteropOfficialSDKs/ts-sdk'
+	PYTHONPATH=$(PY_SRC) node bindings/node/examples/client.mjs -- $(PY_FIXTURE) > $(BUILD)/node-client.out
+	grep -q 'LLM response: a reply from Node' $(BUILD)/node-client.out
 	POLYMCP_SERVER='$(NODE_FIXTURE)' \
 		conformance/run.sh node-r2025-11-25 --requirements 2025-11-25
 	POLYMCP_SERVER='$(NODE_FIXTURE)' \

@@ -45,7 +45,7 @@ $(PY_STAMP): $(PY_REQS)
 	$(PY_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $(PY_REQS)
 	cp $(PY_REQS) $@
 
-test-python: build-capi build-python $(PY_STAMP) ## Python binding: pytest (unit, HTTP, ASGI, SDK interop, wheel), stdio transcripts, polymcp's client against the Python SDK's server, conformance
+test-python: build-capi build-python build-node $(PY_STAMP) ## Python binding: pytest (unit, HTTP, ASGI, SDK interop, wheel, the client), stdio transcripts, polymcp's client against the Python SDK's server, the client example against the Node fixture, conformance
 	$(PY_VENV)/bin/python -m mypy --strict --no-incremental $(PY_DIR)/src/polymcp
 	POLYMCP_REQUIRE_INTEROP=1 POLYMCP_WHEEL="$$(ls $(abspath $(BUILD))/polymcp-*.whl)" \
 		$(PY_VENV)/bin/python -m pytest $(PY_DIR)/tests -q -p no:cacheprovider
@@ -53,6 +53,9 @@ test-python: build-capi build-python $(PY_STAMP) ## Python binding: pytest (unit
 		-run 'TestWire/.*/.*/stdio' -fixture '$(PY_FIXTURE)'
 	POLYMCP_PY_SDK_SERVER='$(abspath $(PY_VENV))/bin/python $(CURDIR)/$(PY_DIR)/tests/sdk_server.py' \
 		$(GO) test -count=1 ./client -run 'TestInteropOfficialSDKs/py-sdk'
+	PYTHONPATH=$(PY_SRC) $(PY_VENV)/bin/python $(PY_DIR)/examples/client.py -- $(NODE_FIXTURE) \
+		> $(BUILD)/python-client.out
+	grep -q 'LLM response: a reply from Python' $(BUILD)/python-client.out
 	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' \
 		conformance/run.sh py-r2025-11-25 --requirements 2025-11-25
 	PYTHONPATH=$(PY_SRC) POLYMCP_SERVER='$(PY_FIXTURE)' \

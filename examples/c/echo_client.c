@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
   if (failed) fprintf(stderr, "echo_client: connect failed: %s\n", s.json);
   else printf("connected: %s\n", s.json);
   if (!failed) failed = request(&s, c, 2, "tools/list", NULL) != POLYMCP_OK;
-  if (!failed) printf("tools: %s\n", s.json);
+  if (!failed) printf("tools: %.120s%s\n", s.json, strlen(s.json) > 120 ? "..." : "");
   if (!failed) failed = request(&s, c, 3, "tools/call", "{\"name\":\"echo\",\"arguments\":{\"text\":\"hello from C\"}}");
   if (!failed) printf("echo: %s\n", s.json);
   if (!failed && strstr(argv[argc - 1], "everything") != NULL) {

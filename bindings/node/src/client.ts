@@ -504,10 +504,16 @@ export class Client implements AsyncDisposable {
     if (signal?.aborted) {
       return Promise.reject(abortError(signal.reason));
     }
-    const opts: { [key: string]: unknown } = {};
-    if (options.timeout !== undefined) opts.timeout_ms = options.timeout;
-    if (options.onprogress !== undefined) opts.progress = true;
-    if (options._meta !== undefined) opts.meta = options._meta;
+    // Most requests have no options: "" spares the stringify here and the
+    // core's decoding of "{}".
+    let opts = "";
+    if (options.timeout !== undefined || options.onprogress !== undefined || options._meta !== undefined) {
+      const o: { [key: string]: unknown } = {};
+      if (options.timeout !== undefined) o.timeout_ms = options.timeout;
+      if (options.onprogress !== undefined) o.progress = true;
+      if (options._meta !== undefined) o.meta = options._meta;
+      opts = JSON.stringify(o);
+    }
     const tag = this.#nextTag++;
     const handle = this.#handle;
     const native = this.#native!;
@@ -530,7 +536,7 @@ export class Client implements AsyncDisposable {
       this.#pending.set(tag, entry);
     });
     try {
-      native.clientRequest(handle, method, params === undefined ? "" : JSON.stringify(params), JSON.stringify(opts), tag);
+      native.clientRequest(handle, method, params === undefined ? "" : JSON.stringify(params), opts, tag);
     } catch (err) {
       const entry = this.#pending.get(tag);
       this.#pending.delete(tag);
@@ -567,7 +573,7 @@ export class Client implements AsyncDisposable {
     if (typeof params?.name !== "string") {
       return Promise.reject(new TypeError("callTool() needs { name }"));
     }
-    return this.request("tools/call", { ...params, arguments: params.arguments ?? {} }, options);
+    return this.request("tools/call", params.arguments === undefined ? { ...params, arguments: {} } : params, options);
   }
 
   listResources(params?: ListParams, options?: RequestOptions): Promise<ListResourcesResult> {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -126,7 +127,7 @@ func (c *Client) send(ctx context.Context, method string, params map[string]any,
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*spec.CallToolResult, error) {
 	params := map[string]any{"name": name}
 	if args != nil {
-		raw, err := jsonrpc.Marshal(args)
+		raw, err := encodeArguments(args)
 		if err != nil {
 			return nil, fmt.Errorf("client: arguments of %s: %w", name, err)
 		}
@@ -161,6 +162,20 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 		}
 	}
 	return &r, nil
+}
+
+// encodeArguments encodes a tool's arguments. Arguments that are JSON
+// already (json.RawMessage) go as they are once checked, unless a line
+// break in them would break stdio's framing: compacting them again cost a
+// 64 KiB call a fifth of its CPU.
+func encodeArguments(args any) ([]byte, error) {
+	if raw, ok := args.(json.RawMessage); ok && bytes.IndexAny(raw, "\r\n") < 0 {
+		if err := jsonrpc.Valid(raw, jsonrpc.Limits{}); err != nil {
+			return nil, err
+		}
+		return raw, nil
+	}
+	return jsonrpc.Marshal(args)
 }
 
 // headerMismatch reports whether err is the server's -32020: a Streamable

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -44,4 +45,30 @@ func TestDiscoverRetry(t *testing.T) {
 		require.ErrorAs(t, err, &uv)
 		s.quiet()
 	})
+}
+
+// Arguments that are JSON already go as they are when they can: checked,
+// and compacted only when a line break would break stdio's framing.
+func TestEncodeArguments(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args any
+		want string
+		bad  bool
+	}{
+		{"raw, as it is", json.RawMessage(`{"text": "a b"}`), `{"text": "a b"}`, false},
+		{"raw with a line break, compacted", json.RawMessage("{\"text\":\n\"a\"}"), `{"text":"a"}`, false},
+		{"raw but not JSON", json.RawMessage(`{"text":`), "", true},
+		{"a value, encoded", map[string]int{"n": 1}, `{"n":1}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := encodeArguments(tc.args)
+			if tc.bad {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+		})
+	}
 }

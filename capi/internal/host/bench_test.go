@@ -72,3 +72,61 @@ func BenchmarkToolCallInline(b *testing.B) {
 		})
 	}
 }
+
+// quietClientHost is a client host that only hands each response on.
+type quietClientHost struct{ responses chan Code }
+
+func (h quietClientHost) OnResponse(_ uint64, rc Code, _ []byte) { h.responses <- rc }
+func (quietClientHost) OnNotification(string, []byte)            {}
+func (quietClientHost) OnProgress(uint64, []byte)                {}
+func (quietClientHost) OnQuestion(uint64, string, []byte)        {}
+func (quietClientHost) OnQuestionCancel(uint64)                  {}
+func (quietClientHost) OnClosed(Code, string)                    {}
+func (quietClientHost) Answers() bool                            { return false }
+
+// BenchmarkClientCallEcho is one tools/call of the C ABI's client to an
+// in-process echo server: the Go half of a binding's client cost per
+// call, both ends in this process.
+func BenchmarkClientCallEcho(b *testing.B) {
+	for _, size := range []int{16, 65536} {
+		b.Run(strconv.Itoa(size), func(b *testing.B) {
+			text := make([]byte, size)
+			for i := range text {
+				text[i] = 'a' + byte(i%26)
+			}
+			server := newFakeHost(func(call uint64, _ uint32, _ uint64, _ []byte) {
+				_ = CompleteText(call, text)
+			})
+			s, err := NewServer(nil, server)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { _ = Free(s); <-server.closed }()
+			if err := AddTool(s, []byte(echoTool), 7); err != nil {
+				b.Fatal(err)
+			}
+			h := quietClientHost{responses: make(chan Code, 1)}
+			c, err := Connect([]byte(`{"server":`+strconv.FormatUint(s, 10)+`}`), h, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if rc := <-h.responses; rc != OK {
+				b.Fatal(rc)
+			}
+			params := []byte(`{"name":"echo","arguments":{"text":"` + string(text) + `"}}`)
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if err := Request(c, "tools/call", params, nil, uint64(i+1)); err != nil {
+					b.Fatal(err)
+				}
+				if rc := <-h.responses; rc != OK {
+					b.Fatal(rc)
+				}
+			}
+			b.StopTimer()
+			_ = CloseClient(c)
+		})
+	}
+}

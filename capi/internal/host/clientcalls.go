@@ -1,9 +1,11 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"unicode"
 
 	"github.com/polymcp/polymcp/client"
 	"github.com/polymcp/polymcp/core/jsonrpc"
@@ -11,13 +13,11 @@ import (
 	"github.com/polymcp/polymcp/transport"
 )
 
-// checkParams accepts a JSON object or nothing.
+// checkParams refuses at once params that cannot be a JSON object; the
+// rest of the check is send's, on the request's own goroutine, so that the
+// host's thread does not wait for a large argument to be read.
 func checkParams(params []byte) error {
-	if len(params) == 0 {
-		return nil
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(params, &members); err != nil || members == nil {
+	if i := bytes.IndexFunc(params, func(r rune) bool { return !unicode.IsSpace(r) }); i >= 0 && params[i] != '{' {
 		return errorf(EInvalid, "params must be a JSON object")
 	}
 	return nil
@@ -27,8 +27,12 @@ func checkParams(params []byte) error {
 // client's typed calls, which do more than send (see polymcp.h).
 func (c *Client) send(ctx context.Context, method string, params []byte, opts []client.CallOption) ([]byte, error) {
 	var members map[string]json.RawMessage
-	if len(params) > 0 {
-		_ = json.Unmarshal(params, &members) // checked by checkParams
+	if len(bytes.TrimSpace(params)) > 0 {
+		// Checked and split once (the values stay raw, pointing into
+		// params, which is the library's own copy).
+		if err := jsonrpc.UnmarshalOwned(params, &members); err != nil {
+			return nil, errorf(EInvalid, "params must be a JSON object: %v", err)
+		}
 	}
 	if meta, ok := members["_meta"]; ok {
 		// The client writes _meta itself (the revision's members first).

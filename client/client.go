@@ -51,6 +51,10 @@ type Client struct {
 	// acks are the subscriptions/listen requests awaiting their
 	// acknowledgement, by id.
 	acks map[int64]chan ListenFilter
+	// listening are the open subscriptions' ids: a notification naming
+	// another subscription (one closed, whose end the server has yet to
+	// see) is dropped.
+	listening map[int64]bool
 	// outputs are the output schemas of the tools last listed, by name.
 	outputs  map[string]*outputSchema
 	logLevel spec.LoggingLevel // sent in _meta on 2026-07-28
@@ -72,7 +76,7 @@ type answer struct {
 func Connect(ctx context.Context, conn transport.ClientConn, o *Options) (*Client, error) {
 	c := &Client{conn: conn, o: o.withDefaults(), pending: map[int64]chan answer{},
 		progress: map[string]func(spec.ProgressParams){}, asked: map[jsonrpc.ID]context.CancelFunc{},
-		acks: map[int64]chan ListenFilter{},
+		acks: map[int64]chan ListenFilter{}, listening: map[int64]bool{},
 		done: make(chan struct{})}
 	c.caps = c.o.capabilities()
 	c.ctx, c.cancel = context.WithCancel(context.Background())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
@@ -52,10 +53,15 @@ func (c *Client) Listen(ctx context.Context, f ListenFilter) (*Subscription, err
 	ack := make(chan ListenFilter, 1)
 	c.mu.Lock()
 	c.acks[s.id] = ack
+	c.listening[s.id] = true
 	c.mu.Unlock()
+	opened := false
 	defer func() {
 		c.mu.Lock()
 		delete(c.acks, s.id)
+		if !opened {
+			delete(c.listening, s.id)
+		}
 		c.mu.Unlock()
 	}()
 	var err error
@@ -75,6 +81,7 @@ func (c *Client) Listen(ctx context.Context, f ListenFilter) (*Subscription, err
 		}
 		return nil, context.Cause(ctx)
 	}
+	opened = true
 	go s.watch()
 	return s, nil
 }
@@ -83,6 +90,11 @@ func (c *Client) Listen(ctx context.Context, f ListenFilter) (*Subscription, err
 // the connection's end, or Close.
 func (s *Subscription) watch() {
 	defer close(s.done)
+	defer func() {
+		s.c.mu.Lock()
+		delete(s.c.listening, s.id)
+		s.c.mu.Unlock()
+	}()
 	select {
 	case a := <-s.ch:
 		s.err = a.err
@@ -110,6 +122,26 @@ func (s *Subscription) Done() <-chan struct{} { return s.done }
 func (s *Subscription) Err() error {
 	<-s.done
 	return s.err
+}
+
+// forClosedSubscription reports whether the notification params name, in
+// _meta, a subscription that is no longer open.
+func (c *Client) forClosedSubscription(params []byte) bool {
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok {
+		return false
+	}
+	raw, ok := jsonrpc.Member(meta, spec.MetaSubscriptionID)
+	if !ok {
+		return false
+	}
+	id, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return false // not one of this client's ids
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.listening[id]
 }
 
 // acknowledged hands notifications/subscriptions/acknowledged to the

@@ -71,6 +71,13 @@ func (c *Client) handle(frame []byte) {
 func (c *Client) notification(method string, params []byte) {
 	var err error
 	switch method {
+	case "notifications/resources/updated", "notifications/tools/list_changed",
+		"notifications/prompts/list_changed", "notifications/resources/list_changed":
+		if c.modern && c.forClosedSubscription(params) {
+			return
+		}
+	}
+	switch method {
 	case "notifications/progress":
 		var p spec.ProgressParams
 		if err = jsonrpc.UnmarshalOwned(params, &p); err == nil {

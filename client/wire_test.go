@@ -511,7 +511,8 @@ func TestTransportFailures(t *testing.T) {
 
 // subscriptions/listen (2026-07-28 basic/patterns/subscriptions): the
 // acknowledgement, matched by its subscriptionId, ends Listen; the
-// subscription's notifications reach the callbacks; Close cancels it.
+// subscription's notifications reach the callbacks; Close cancels it, and
+// its late notifications are dropped.
 func TestListenWire(t *testing.T) {
 	updated := make(chan string, 1)
 	s, c := modern(t, &Options{OnResourceUpdated: func(uri string) { updated <- uri }}, "{}")
@@ -532,6 +533,12 @@ func TestListenWire(t *testing.T) {
 	sub.Close()
 	s.expect(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"subscription closed"}}`)
 	assert.ErrorIs(t, sub.Err(), context.Canceled)
+	// What the closed subscription still gets, sent before the server saw
+	// the cancel, is dropped; a notification naming none still arrives
+	// (notifications are handled in order).
+	s.say(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://late","_meta":{"io.modelcontextprotocol/subscriptionId":2}}}`)
+	s.say(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://unnamed"}}`)
+	assert.Equal(t, "test://unnamed", <-updated)
 
 	// A server that ends a subscription gracefully answers the request.
 	wait = callAsync(t, func() (err error) {

@@ -284,37 +284,51 @@ static void check_echo_answer(const char *out) {
         "output %s", out);
 }
 
-/* When the process first serves, and again a second later, the library
- * hands back the pages of its code and read-only data: an idle server
- * keeps well under two thirds of those mappings resident (without, 83-89%
- * here; with, 46%). Once per process: the test runs in a process of its
- * own. */
-static void test_readonly_released(void) {
-  struct host h;
-  host_init(&h);
-  new_server(&h, NULL);
-  struct pipes p;
-  serve_pipes(&h, &p, 0);
-  sleep_ms(1500);
+/* The resident and the whole size, in KiB, of the library's read-only
+ * mappings (its code and read-only data). */
+static long readonly_rss(long *size_kb) {
   FILE *f = fopen("/proc/self/smaps", "r");
   CHECK(f != NULL, "no /proc/self/smaps");
   char line[512], perms[8] = "", path[256];
-  long size_kb = 0, rss_kb = 0, kb;
+  long rss_kb = 0, kb;
   int ours = 0;
+  *size_kb = 0;
   while (fgets(line, sizeof line, f) != NULL) {
     unsigned long lo, hi;
     path[0] = 0;
     if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perms, path) >= 3) {
       ours = strstr(path, "libpolymcp") != NULL && perms[1] != 'w';
     } else if (ours && sscanf(line, "Size: %ld kB", &kb) == 1) {
-      size_kb += kb;
+      *size_kb += kb;
     } else if (ours && sscanf(line, "Rss: %ld kB", &kb) == 1) {
       rss_kb += kb;
     }
   }
   fclose(f);
+  return rss_kb;
+}
+
+/* When the process first serves, and again a second later, the library
+ * hands back the pages of its code and read-only data. How much stays
+ * resident depends on the kernel (on 6.18 here, 61-67% of the mappings
+ * after both; 46% on the kernel this was first measured on), so the test
+ * checks what the second release does to an idle server: it gives back at
+ * least an eighth of the mappings (19-22% here). Once per process: the
+ * test runs in a process of its own. */
+static void test_readonly_released(void) {
+  struct host h;
+  host_init(&h);
+  new_server(&h, NULL);
+  struct pipes p;
+  serve_pipes(&h, &p, 0);
+  sleep_ms(500);
+  long size_kb;
+  long before = readonly_rss(&size_kb);
+  sleep_ms(1000);
+  long after = readonly_rss(&size_kb);
   CHECK(size_kb > 1024, "the library's read-only mappings: %ld KiB", size_kb);
-  CHECK(rss_kb * 3 < size_kb * 2, "%ld of %ld KiB of read-only mappings resident", rss_kb, size_kb);
+  CHECK((before - after) * 8 > size_kb, "%ld, then %ld of %ld KiB of read-only mappings resident", before, after,
+        size_kb);
   close(p.in[1]);
   OK(polymcp_server_wait(h.server, FAIL_AFTER_MS));
   close_pipes(&p);

@@ -6,6 +6,8 @@
 // callbacks into Promises and answers the server's questions with the
 // handlers it was given.
 
+import { spawn } from "node:child_process";
+
 import {
   ConnectionClosedError,
   McpError,
@@ -71,6 +73,61 @@ export interface HttpTarget {
   url: string | URL;
   /** Sent with every HTTP request (an Authorization header, say). */
   headers?: { [name: string]: string };
+  /**
+   * OAuth 2.1 when the server asks for it (a 401): the core discovers the
+   * authorization server, registers, authorizes with PKCE, and refreshes and
+   * steps up the token as needed. `true` means every default. A server that
+   * asks for nothing is connected to as without it.
+   */
+  oauth?: OAuthOptions | boolean;
+}
+
+/** What onAuthorize gets besides the authorization URL. */
+export interface AuthorizeExtra {
+  /** Where the authorization server sends the browser back: the client's own loopback listener, or oauth.redirectUrl. */
+  redirectUrl: string;
+  /** Aborts when the authorization is no longer wanted (it completed through the loopback listener, or the client closes). */
+  signal: AbortSignal;
+}
+
+/**
+ * How the client authorizes itself (HttpTarget.oauth). The client is
+ * registered as the first of these that applies: a pre-registered
+ * clientId (and clientSecret, for issuer), the clientMetadataUrl document,
+ * else dynamic registration as clientName.
+ */
+export interface OAuthOptions {
+  /** A pre-registered client's id. */
+  clientId?: string;
+  /** Its secret, for a confidential client. */
+  clientSecret?: string;
+  /** The authorization server the pre-registered client belongs to (its issuer URL). */
+  issuer?: string | URL;
+  /** A client ID metadata document's URL, the client's id where the server supports them. */
+  clientMetadataUrl?: string | URL;
+  /** The client_name of dynamic registration; default the Client's clientInfo title or name. */
+  clientName?: string;
+  /**
+   * Where the browser comes back to after the user's consent, a URL of the
+   * application's: onAuthorize must then resolve to the URL the browser came
+   * back to (with its code and state). Without it the browser comes back to
+   * a loopback listener of the client's own, and onAuthorize only shows the
+   * URL.
+   */
+  redirectUrl?: string | URL;
+  /**
+   * "authorization_code" (default): the user authorizes in a browser.
+   * "client_credentials": the client authorizes as itself (needs clientId)
+   * and onAuthorize is never called.
+   */
+  grant?: "authorization_code" | "client_credentials";
+  /**
+   * Shows the user the authorization URL (the TypeScript SDK's
+   * redirectToAuthorization). By default the URL is printed on stderr and
+   * the system browser is opened. Resolve to the URL the browser came back to
+   * when redirectUrl is set; throw to refuse (connect() rejects).
+   */
+  onAuthorize?: (url: URL, extra: AuthorizeExtra) => Awaitable<void | string | URL>;
 }
 
 /** What connect() takes: a command, a URL, or a polymcp server of this process (in memory). */
@@ -300,6 +357,71 @@ export class Subscription implements AsyncDisposable, AsyncIterable<ServerNotifi
   }
 }
 
+/** How the client answers oauth/authorize: the user's function, and whether it must give the redirect back. */
+interface Authorizer {
+  onAuthorize: (url: URL, extra: AuthorizeExtra) => Awaitable<void | string | URL>;
+  /** oauth.redirectUrl is set: the answer carries where the browser came back to. */
+  redirect: boolean;
+}
+
+/**
+ * The default onAuthorize: prints the URL on stderr and asks the desktop to
+ * open it (xdg-open, or open on macOS), without waiting and ignoring a
+ * desktop that has no browser.
+ */
+function showAuthorization(url: URL): void {
+  process.stderr.write(`polymcp: the server asks for authorization; open this URL in a browser:\n  ${url.href}\n`);
+  const opener = process.platform === "darwin" ? "open" : "xdg-open";
+  try {
+    const child = spawn(opener, [url.href], { detached: true, stdio: "ignore" });
+    child.on("error", () => {});
+    child.unref();
+  } catch {
+    // No opener: the URL on stderr has to do.
+  }
+}
+
+/** The "oauth" option of polymcp_client_connect, from HttpTarget.oauth. */
+function oauthOption(oauth: OAuthOptions | true, clientInfo: Implementation): [{ [key: string]: unknown }, Authorizer | undefined] {
+  const o: OAuthOptions = oauth === true ? {} : oauth;
+  if (typeof o !== "object" || o === null) {
+    throw new TypeError("polymcp: oauth is true or { clientId?, clientSecret?, issuer?, clientMetadataUrl?, clientName?, redirectUrl?, grant?, onAuthorize? }");
+  }
+  const grant = o.grant ?? "authorization_code";
+  if (grant !== "authorization_code" && grant !== "client_credentials") {
+    throw new TypeError(`polymcp: oauth.grant is "authorization_code" or "client_credentials", not ${JSON.stringify(o.grant)}`);
+  }
+  const json: { [key: string]: unknown } = {};
+  if (o.clientId !== undefined) {
+    json.client_id = o.clientId;
+    if (o.clientSecret !== undefined) json.client_secret = o.clientSecret;
+    if (o.issuer !== undefined) json.issuer = String(o.issuer);
+  } else if (o.clientSecret !== undefined || o.issuer !== undefined) {
+    throw new TypeError("polymcp: oauth.clientSecret and oauth.issuer belong to a pre-registered client: give its clientId too");
+  }
+  if (o.clientMetadataUrl !== undefined) json.client_metadata_url = String(o.clientMetadataUrl);
+  json.client_name = o.clientName ?? clientInfo.title ?? clientInfo.name;
+  if (o.onAuthorize !== undefined && typeof o.onAuthorize !== "function") {
+    throw new TypeError("polymcp: oauth.onAuthorize is a function");
+  }
+  if (grant === "client_credentials") {
+    if (o.clientId === undefined) {
+      throw new TypeError("polymcp: oauth's client_credentials grant needs a pre-registered clientId");
+    }
+    json.grant = grant;
+    return [json, undefined];
+  }
+  if (o.redirectUrl !== undefined) {
+    if (o.onAuthorize === undefined) {
+      throw new TypeError(
+        "polymcp: oauth.redirectUrl needs an onAuthorize that resolves to the URL the browser came back to",
+      );
+    }
+    json.redirect_url = String(o.redirectUrl);
+  }
+  return [json, { onAuthorize: o.onAuthorize ?? showAuthorization, redirect: o.redirectUrl !== undefined }];
+}
+
 /** The tag of the connect's on_response; requests count from 1. */
 const CONNECT_TAG = 0;
 
@@ -363,6 +485,8 @@ export class Client implements AsyncDisposable {
   onerror?: (error: Error) => void;
 
   readonly #options: ClientOptions;
+  /** Answers oauth/authorize, for a connect with the oauth option (authorization_code). */
+  #authorizer: Authorizer | undefined;
   #native: NativeBinding | undefined;
   #handle: NativeClient | undefined;
   #state: ClientState = "new";
@@ -397,6 +521,7 @@ export class Client implements AsyncDisposable {
     const n = nativeClient();
     const json: { [key: string]: unknown } = {};
     let server: ReturnType<typeof nativeServers.get>;
+    let authorizer: Authorizer | undefined;
     if (target instanceof McpServer) {
       server = nativeServers.get(target);
     } else if (typeof target === "object" && target !== null && "command" in target && typeof target.command === "string") {
@@ -406,12 +531,16 @@ export class Client implements AsyncDisposable {
     } else if (typeof target === "object" && target !== null && "url" in target) {
       json.url = String(target.url);
       if (target.headers !== undefined) json.headers = target.headers;
+      if (target.oauth !== undefined && target.oauth !== false) {
+        [json.oauth, authorizer] = oauthOption(target.oauth, this.clientInfo);
+      }
     } else {
       throw new TypeError("connect() takes { command, args? }, { url } or a polymcp McpServer");
     }
     Object.assign(json, this.#connectOptions());
     options.signal?.throwIfAborted();
     this.#native = n;
+    this.#authorizer = authorizer;
     this.#state = "connecting";
     const connected = new Promise<unknown>((resolve, reject) => {
       this.#pending.set(CONNECT_TAG, { resolve, reject, done: false });
@@ -788,7 +917,9 @@ export class Client implements AsyncDisposable {
       const params = (parse(paramsJson) ?? {}) as { [key: string]: unknown };
       const { onSampling, onElicitation, roots } = this.#options;
       let result: unknown;
-      if (method === "sampling/createMessage" && onSampling !== undefined) {
+      if (method === "oauth/authorize" && this.#authorizer !== undefined) {
+        result = await this.#authorize(params, controller.signal);
+      } else if (method === "sampling/createMessage" && onSampling !== undefined) {
         result = await onSampling(params as CreateMessageParams, extra);
       } else if (method === "elicitation/create" && onElicitation !== undefined) {
         result = await onElicitation(params as ElicitRequestParams, extra);
@@ -813,6 +944,20 @@ export class Client implements AsyncDisposable {
     } finally {
       this.#questions.delete(q);
     }
+  }
+
+  /** The answer to oauth/authorize: {} once the user was shown the URL, or where the browser came back to. */
+  async #authorize(params: { [key: string]: unknown }, signal: AbortSignal): Promise<{ redirectUrl?: string }> {
+    const { onAuthorize, redirect } = this.#authorizer!;
+    const url = new URL(String(params.url));
+    const back = await onAuthorize(url, { redirectUrl: String(params.redirectUrl ?? ""), signal });
+    if (!redirect) {
+      return {};
+    }
+    if (typeof back !== "string" && !(back instanceof URL)) {
+      throw new Error("oauth.onAuthorize gave no redirect URL (with oauth.redirectUrl it resolves to the URL the browser came back to)");
+    }
+    return { redirectUrl: String(back) };
   }
 
   #onClosed(rc: number, message: string): void {

@@ -33,6 +33,8 @@ export {
   type RequestOptions,
   type QuestionExtra,
   type ElicitRequestParams,
+  type OAuthOptions,
+  type AuthorizeExtra,
   Subscription,
   type SubscriptionOptions,
 } from "./client";

@@ -26,7 +26,7 @@ from ._content import (
     Text,
     ToolResult,
 )
-from ._client import CallToolResult, Client, Subscription
+from ._client import CallToolResult, Client, OAuth, Subscription
 from ._context import Context, LogLevel
 from ._errors import (ClientClosed, ClientError, InputRequiredUnsupported, McpError, NativeError,
                       OutputValidationError, RequestCancelled, RequestTimeout, ToolCallError,
@@ -54,6 +54,7 @@ __all__ = [
     "McpError",
     "Message",
     "NativeError",
+    "OAuth",
     "OutputValidationError",
     "PromptResult",
     "RequestCancelled",

@@ -10,6 +10,12 @@ is the only thing a callback does besides copying its bytes).
     async with polymcp.Client(["python", "server.py"]) as client:
         tools = await client.list_tools()
         result = await client.call_tool("echo", {"text": "hi"})
+
+An HTTP server that asks for OAuth 2.1 (a 401) is authorized by the Go
+client too when ``auth="oauth"`` or ``auth=polymcp.OAuth(...)`` is given:
+discovery, registration, PKCE, the code exchange, refresh and step-up are
+its; this file only shows the user the authorization URL (the library's
+``oauth/authorize`` question).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import itertools
 import json
 import logging
 import sys
+import webbrowser
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +50,8 @@ __all__ = [
     "ElicitationHandler",
     "LogHandler",
     "MessageHandler",
+    "OAuth",
+    "OAuthAuthorizeHandler",
     "ProgressHandler",
     "Roots",
     "SamplingHandler",
@@ -72,6 +81,14 @@ MessageHandler = Callable[[str, JSON], Union[None, Awaitable[None]]]
 #: A request's notifications/progress: (progress, total, message).
 ProgressHandler = Callable[[float, Union[float, None], Union[str, None]],
                            Union[None, Awaitable[None]]]
+
+#: ``OAuth.on_authorize``: gets the authorization URL to show the user (in
+#: place of opening the system browser), sync or async. With a
+#: ``redirect_url`` it returns the URL the browser came back to (the
+#: redirect with ``code`` and ``state``); without one the browser comes back
+#: to the library's own loopback listener and what it returns is ignored.
+#: Raising refuses the authorization: the connection fails.
+OAuthAuthorizeHandler = Callable[[str], Union[str, None, Awaitable[Union[str, None]]]]
 
 #: How long close() waits for the library's on_closed.
 CLOSE_WAIT_S = 10.0
@@ -124,6 +141,80 @@ class CallToolResult:
                    structured_content=raw.get("structuredContent"),
                    is_error=bool(raw.get("isError", False)),
                    meta=meta if isinstance(meta, dict) else None, raw=raw, wrapped=wrapped)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OAuth:
+    """OAuth 2.1 for an HTTP server that asks for it (answers 401), done by
+    the Go client: ``polymcp.Client(url, auth=polymcp.OAuth(...))``;
+    ``auth="oauth"`` is ``OAuth()``. A server that asks for nothing is
+    connected to as without it.
+
+    The client registers as, in this order: ``client_id`` (and
+    ``client_secret`` for a confidential client), registered in advance
+    with the authorization server ``issuer`` (any when None); else the
+    Client ID Metadata Document at ``client_metadata_url``, when the
+    authorization server supports those; else by dynamic registration, as
+    ``client_name`` (default "polymcp").
+
+    ``grant="authorization_code"`` (the default) asks the user: the
+    authorization URL is opened with ``webbrowser.open`` (and printed to
+    stderr), or given to ``on_authorize(url)`` when set. Without
+    ``redirect_url`` the browser comes back to a loopback listener of the
+    library's own (http://127.0.0.1:<port>/callback). With one (a redirect
+    URI of the application's, registered with the authorization server)
+    ``on_authorize`` is required and returns the URL the browser came back
+    to. ``grant="client_credentials"`` (machine clients) needs
+    ``client_id`` and asks nobody.
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    issuer: str | None = None
+    client_metadata_url: str | None = None
+    client_name: str | None = None
+    redirect_url: str | None = None
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    on_authorize: OAuthAuthorizeHandler | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.grant not in ("authorization_code", "client_credentials"):
+            raise ValueError(f"polymcp.OAuth: grant {self.grant!r} is not \"authorization_code\" "
+                             "or \"client_credentials\"")
+        if self.grant == "client_credentials" and not self.client_id:
+            raise ValueError("polymcp.OAuth: the client_credentials grant needs client_id")
+        if (self.client_secret or self.issuer) and not self.client_id:
+            raise ValueError("polymcp.OAuth: client_secret and issuer go with client_id")
+        if self.redirect_url and self.grant == "authorization_code" and self.on_authorize is None:
+            raise ValueError("polymcp.OAuth: with a redirect_url, on_authorize(url) must return "
+                             "the URL the browser came back to (without one, the library's "
+                             "loopback listener catches it)")
+        if self.on_authorize is not None and not callable(self.on_authorize):
+            raise TypeError("polymcp.OAuth: on_authorize is a function of the URL")
+
+    def options(self) -> JSON:
+        """The library's "oauth" option."""
+        opts: JSON = {}
+        for name in ("client_id", "client_secret", "issuer", "client_metadata_url",
+                     "client_name", "redirect_url"):
+            value = getattr(self, name)
+            if value:
+                opts[name] = str(value)
+        if self.grant != "authorization_code":
+            opts["grant"] = self.grant
+        return opts
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in self.options().items() if k != "client_secret"}
+        if self.client_secret:
+            shown["client_secret"] = "***"
+        if self.on_authorize is not None:
+            shown["on_authorize"] = getattr(self.on_authorize, "__qualname__", "...")
+        return "OAuth(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
+
+#: What ``Client(auth=...)`` takes.
+Auth = Union[OAuth, Literal["oauth"], str]
 
 
 class _Request:
@@ -211,10 +302,17 @@ class Client:
     declares the 2026-07-28 tasks extension: a tools/call answered with a
     task is followed to its end. Handlers may be ``def`` or ``async def``;
     they run on the event loop the client was entered on.
+
+    ``auth`` (a URL only): ``"oauth"`` or a :class:`polymcp.OAuth` for a
+    server that asks for OAuth 2.1 (the user is shown the authorization URL
+    in the system browser, or ``OAuth.on_authorize`` is); any other str is
+    a bearer token, sent as ``Authorization: Bearer <token>`` (as a
+    ``headers`` entry would be).
     """
 
     def __init__(self, target: str | Path | Sequence[str] | Server | NativeServer | Mapping[str, Any],
                  *, headers: Mapping[str, str] | None = None,
+                 auth: Auth | None = None,
                  env: Mapping[str, str] | None = None, cwd: str | Path | None = None,
                  client_info: Mapping[str, str] | None = None,
                  revision: str | None = None, timeout: float | None = None,
@@ -236,6 +334,7 @@ class Client:
         opts: JSON = {}
         if headers:
             opts["headers"] = dict(headers)
+        self.oauth = self._auth(auth, opts)
         if env:
             opts["env"] = dict(env)
         if cwd is not None:
@@ -291,6 +390,30 @@ class Client:
         self.capabilities: JSON = {}
         self.instructions: str | None = None
         self.initialize_result: JSON = {}
+
+    def _auth(self, auth: Auth | None, opts: JSON) -> OAuth | None:
+        """Puts auth into opts: the "oauth" option, or a bearer token's header."""
+        if auth is None:
+            return None
+        if "url" not in self._target_options:
+            raise ValueError("polymcp.Client: auth is for an http(s) URL")
+        if isinstance(auth, OAuth):
+            oauth = auth
+        elif auth == "oauth":
+            oauth = OAuth()
+        elif isinstance(auth, str) and auth.strip():
+            token = auth.strip()
+            if token.lower().startswith("bearer "):
+                token = token[7:].strip()
+            headers = opts.setdefault("headers", {})
+            if not any(k.lower() == "authorization" for k in headers):
+                headers["Authorization"] = f"Bearer {token}"
+            return None
+        else:
+            raise TypeError(f"polymcp.Client: auth is \"oauth\", a polymcp.OAuth or a bearer "
+                            f"token, not {auth!r}")
+        opts["oauth"] = oauth.options()
+        return oauth
 
     def _target(self, target: Any) -> JSON:
         from ._serve import NativeServer
@@ -461,6 +584,12 @@ class Client:
     def _on_question(self, question: int, method: str, data: bytes) -> None:
         params = _object(data)
         self._questions[question] = None
+        if method == "oauth/authorize" and self.oauth is not None:
+            # Not cancelled with the question: in the loopback mode the
+            # question ends as soon as the browser came back, which may be
+            # before the handler (the browser) returns. close() cancels it.
+            self._keep(asyncio.ensure_future(self._authorize(question, self.oauth, params)))
+            return
         try:
             if method == "sampling/createMessage" and self.sampling_handler is not None:
                 outcome: Any = self.sampling_handler(params)
@@ -495,6 +624,37 @@ class Client:
         task = asyncio.ensure_future(wait(outcome))
         self._questions[question] = task
         self._keep(task)
+
+    async def _authorize(self, question: int, oauth: OAuth, params: JSON) -> None:
+        """Answers oauth/authorize: shows the user the URL (on_authorize, or
+        the system browser) and, with a redirect_url, hands back where the
+        browser came back to. An exception refuses."""
+        url = str(params.get("url") or "")
+        try:
+            if not url:
+                raise ValueError("oauth/authorize without a url")
+            if oauth.on_authorize is None:
+                print(f"polymcp.Client: authorize this client in your browser: {url}",
+                      file=sys.stderr, flush=True)
+                await asyncio.to_thread(webbrowser.open, url)
+                value: Any = None
+            else:
+                value = oauth.on_authorize(url)
+                if inspect.isawaitable(value):
+                    value = await value
+        except asyncio.CancelledError:
+            raise
+        except BaseException as err:  # noqa: BLE001 - answered as the refusal
+            self._fail_question(question, err)
+            return
+        if not oauth.redirect_url:
+            self._answer(question, None, lambda _: {})
+        elif isinstance(value, str) and value:
+            self._answer(question, value, lambda v: {"redirectUrl": v})
+        else:
+            self._fail_question(question, TypeError(
+                f"OAuth.on_authorize returns the URL the browser came back to (the redirect to "
+                f"{oauth.redirect_url} with code and state), not {value!r}"))
 
     def _answer(self, question: int, value: Any, finish: Callable[[Any], JSON]) -> None:
         if self._questions.pop(question, 0) == 0:

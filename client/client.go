@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -27,6 +28,9 @@ type Client struct {
 	conn transport.ClientConn
 	o    Options
 	caps spec.ClientCapabilities
+	// capsJSON and infoJSON are caps and the client's Info encoded once,
+	// for the _meta of every 2026-07-28 request.
+	capsJSON, infoJSON json.RawMessage
 
 	// What negotiation settled; fixed after Connect.
 	revision     string
@@ -79,6 +83,10 @@ func Connect(ctx context.Context, conn transport.ClientConn, o *Options) (*Clien
 		acks: map[int64]chan ListenFilter{}, listening: map[int64]bool{},
 		done: make(chan struct{})}
 	c.caps = c.o.capabilities()
+	if err := c.encodeIdentity(); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go c.read()
 	if err := c.negotiate(ctx); err != nil {
@@ -223,18 +231,29 @@ func (c *Client) encodeRequest(id int64, method string, params map[string]any, m
 		var err error
 		// Every raw member of params (arguments, inputResponses) is an
 		// output of jsonrpc.Marshal: no need to compact it again.
-		if raw, err = jsonrpc.MarshalOwn(params); err != nil {
+		if raw, err = appendMembers(make([]byte, 0, 256), params); err != nil {
 			return nil, fmt.Errorf("client: %s params: %w", method, err)
 		}
 	}
-	return jsonrpc.AppendRequest(nil, jsonrpc.IntID(id), method, raw), nil
+	return jsonrpc.AppendRequest(make([]byte, 0, len(raw)+64), jsonrpc.IntID(id), method, raw), nil
+}
+
+// encodeIdentity encodes what every 2026-07-28 request says of the client.
+func (c *Client) encodeIdentity() (err error) {
+	if c.capsJSON, err = jsonrpc.Marshal(c.caps); err != nil {
+		return fmt.Errorf("client: capabilities: %w", err)
+	}
+	if c.infoJSON, err = jsonrpc.Marshal(c.o.Info); err != nil {
+		return fmt.Errorf("client: Info: %w", err)
+	}
+	return nil
 }
 
 // modernMeta returns meta with the members every 2026-07-28 request
 // carries.
 func (c *Client) modernMeta(meta spec.Meta) spec.Meta {
-	m := spec.Meta{spec.MetaProtocolVersion: c.revision, spec.MetaClientCapabilities: c.caps,
-		spec.MetaClientInfo: c.o.Info}
+	m := spec.Meta{spec.MetaProtocolVersion: c.revision, spec.MetaClientCapabilities: c.capsJSON,
+		spec.MetaClientInfo: c.infoJSON}
 	c.mu.Lock()
 	if c.logLevel != "" {
 		m[spec.MetaLogLevel] = c.logLevel

@@ -1,0 +1,55 @@
+package client
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/polymcp/polymcp/core/jsonrpc"
+	"github.com/polymcp/polymcp/core/spec"
+)
+
+// appendMembers appends members as a JSON object, keys sorted, as
+// jsonrpc.MarshalOwn would, without its reflection: raw values
+// (json.RawMessage, outputs of jsonrpc.Marshal already) go as they are,
+// strings are escaped, nested maps are appended alike, and anything else
+// is encoded. A request's params are such maps; encoding them through the
+// map encoder was most of the client's CPU for a small call.
+func appendMembers(dst []byte, members map[string]any) ([]byte, error) {
+	var small [8]string
+	keys := small[:0]
+	for k := range members {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonrpc.AppendString(dst, k)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = appendValue(dst, members[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+func appendValue(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case json.RawMessage:
+		if len(v) == 0 {
+			return append(dst, "null"...), nil
+		}
+		return append(dst, v...), nil
+	case string:
+		return jsonrpc.AppendString(dst, v), nil
+	case spec.Meta:
+		return appendMembers(dst, v)
+	case map[string]any:
+		return appendMembers(dst, v)
+	}
+	raw, err := jsonrpc.MarshalOwn(v)
+	return append(dst, raw...), err
+}

@@ -29,7 +29,7 @@ import pytest
 
 import polymcp
 
-from .test_client import POLYMCP, WAIT, run
+from .test_client import POLYMCP, REVISIONS, WAIT, run
 
 #: Headers a proxy does not pass on (hop-by-hop, or redone by http.server).
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
@@ -64,6 +64,7 @@ class Guarded:
         self.registrations: list[dict[str, Any]] = []
         self.authorizations: list[dict[str, str]] = []  # /authorize's queries
         self.token_requests: list[tuple[dict[str, str], str]] = []  # (form, Authorization)
+        self.forwarded: list[str] = []                # "METHOD status content-type"
         guard = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -156,6 +157,9 @@ class Guarded:
             up.request(h.command, self.upstream.path or "/mcp", body=body or None,
                        headers=headers)
             resp = up.getresponse()
+            with self.lock:
+                self.forwarded.append(f"{h.command} {resp.status} "
+                                      f"{resp.getheader('Content-Type', '')}")
             h.send_response(resp.status)
             for k, v in resp.getheaders():
                 if k.lower() not in HOP:
@@ -210,9 +214,12 @@ async def echo_through(client: polymcp.Client, text: str = "let in") -> None:
 
 # ---- authorization_code -----------------------------------------------------------
 
-def test_loopback_with_on_authorize_as_the_browser(guarded: Guarded) -> None:
+@pytest.mark.parametrize("revision", [None, *REVISIONS])
+def test_loopback_with_on_authorize_as_the_browser(guarded: Guarded,
+                                                   revision: str | None) -> None:
     shown: list[str] = []
     landed: list[tuple[int, str]] = []
+    progress: list[float] = []
 
     async def on_authorize(url: str) -> None:
         shown.append(url)
@@ -220,9 +227,14 @@ def test_loopback_with_on_authorize_as_the_browser(guarded: Guarded) -> None:
 
     async def main() -> None:
         async with polymcp.Client(guarded.url, auth=polymcp.OAuth(on_authorize=on_authorize),
-                                  headers={"X-Trace": "t-1"}) as client:
+                                  headers={"X-Trace": "t-1"}, revision=revision) as client:
             await echo_through(client)
             await client.ping()
+            assert revision is None or client.protocol_version == revision
+            # progress: an SSE answer on the legacy revisions, streamed by the proxy
+            got = await client.call_tool("sleep", {"ms": 50},
+                                         progress_handler=lambda p, t, m: progress.append(p))
+            assert got.text == "slept"
 
     run(main())
     assert len(shown) == 1, "one authorization serves the connection"
@@ -242,6 +254,9 @@ def test_loopback_with_on_authorize_as_the_browser(guarded: Guarded) -> None:
     assert guarded.challenged >= 1
     assert guarded.mcp_headers and all(h.get("X-Trace") == "t-1" for h in guarded.mcp_headers), \
         "headers= still go with every request"
+    assert len(progress) == 10, progress
+    assert any(f.startswith("POST 200 text/event-stream") for f in guarded.forwarded), \
+        guarded.forwarded
 
 
 def test_auth_oauth_opens_the_system_browser(guarded: Guarded,
@@ -327,6 +342,35 @@ def test_refused(guarded: Guarded, kind: str) -> None:
     run(main())
     assert guarded.token_requests == []
     assert guarded.mcp_headers == []
+
+
+def test_abandoned(guarded: Guarded) -> None:
+    """A user who never comes back: cancelling the connect closes the
+    client and cancels on_authorize."""
+    started = asyncio.Event()
+    cancelled: list[bool] = []
+
+    async def on_authorize(url: str) -> None:
+        started.set()
+        try:
+            await asyncio.sleep(WAIT)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    async def main() -> None:
+        client = polymcp.Client(guarded.url, auth=polymcp.OAuth(on_authorize=on_authorize))
+        task = asyncio.ensure_future(client.connect())
+        await asyncio.wait_for(started.wait(), WAIT)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not client.is_connected()
+        await asyncio.sleep(0)
+
+    run(main())
+    assert cancelled == [True]
+    assert guarded.token_requests == []
 
 
 def test_redirect_url_without_an_answer(guarded: Guarded) -> None:

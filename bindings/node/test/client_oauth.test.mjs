@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, it } from "node:test";
 
-import { Client, McpServer, NativeError } from "polymcp";
+import { Client, ConnectionClosedError, McpServer, NativeError } from "polymcp";
 
 const info = { name: "oauth-test", version: "1.0.0" };
 const PKG = fileURLToPath(new URL("..", import.meta.url));
@@ -41,7 +41,7 @@ async function body(req) {
  * Resolves to { url, base, seen, close }: seen records what each endpoint
  * was asked.
  */
-async function guardedServer({ guarded = true } = {}) {
+async function guardedServer({ guarded = true, deny = false } = {}) {
   const server = new McpServer({ name: "guarded", version: "1" });
   server.registerTool(
     "echo",
@@ -87,7 +87,8 @@ async function guardedServer({ guarded = true } = {}) {
       case "/authorize": {
         seen.authorize.push(Object.fromEntries(url.searchParams));
         const back = new URL(url.searchParams.get("redirect_uri"));
-        back.search = new URLSearchParams({ code: "code-1", state: url.searchParams.get("state") ?? "" }).toString();
+        const state = url.searchParams.get("state") ?? "";
+        back.search = new URLSearchParams(deny ? { error: "access_denied", state } : { code: "code-1", state }).toString();
         res.writeHead(302, { Location: back.href }).end();
         return;
       }
@@ -254,6 +255,65 @@ describe("Client oauth", () => {
       await client.close();
       assert.ok(closed);
       assert.equal(srv.seen.token.length, 0, "no token without consent");
+    }
+  });
+
+  it("rejects the connect when the authorization server denies it", async () => {
+    const denials = [];
+    for (const redirectUrl of [undefined, "https://app.example/callback"]) {
+      const srv = track(await guardedServer({ deny: true }));
+      const client = track(new Client(info));
+      await assert.rejects(
+        client.connect({
+          url: srv.url,
+          oauth: {
+            redirectUrl,
+            onAuthorize: async (url) => {
+              const res = await fetch(url, { redirect: redirectUrl === undefined ? "follow" : "manual" });
+              await res.text();
+              return res.headers.get("location") ?? undefined;
+            },
+          },
+        }),
+        (err) => {
+          assert.ok(err instanceof NativeError, `${err}`);
+          assert.match(err.message, /access_denied/);
+          denials.push(err.message);
+          return true;
+        },
+      );
+      assert.equal(srv.seen.token.length, 0);
+    }
+    assert.equal(denials.length, 2);
+  });
+
+  it("ends an authorization under way when the client closes", async () => {
+    for (const redirectUrl of [undefined, "https://app.example/callback"]) {
+      const srv = track(await guardedServer());
+      const client = new Client(info);
+      let signal;
+      let asked;
+      const shown = new Promise((resolve) => (asked = resolve));
+      const connecting = client.connect({
+        url: srv.url,
+        oauth: {
+          redirectUrl,
+          // The user never comes back.
+          onAuthorize: (_url, extra) => {
+            signal = extra.signal;
+            asked();
+            return new Promise(() => {});
+          },
+        },
+      });
+      const outcome = connecting.then(
+        () => assert.fail("connected without authorization"),
+        (err) => err,
+      );
+      await shown;
+      await client.close();
+      assert.ok((await outcome) instanceof ConnectionClosedError, `${await outcome}`);
+      assert.ok(signal.aborted, "onAuthorize's signal aborts");
     }
   });
 

@@ -679,7 +679,8 @@ typedef struct polymcp_client_callbacks {
    *   POLYMCP_E_CLOSED    the connection ended or the client is closing;
    *   POLYMCP_E_IO        the transport failed (a refused connection, an HTTP
    *                       status without an answer, a process that would not
-   *                       start);
+   *                       start, an OAuth authorization that failed or that
+   *                       the host refused);
    *   POLYMCP_E_INVALID   the request could not be sent (params that are not a
    *                       JSON object, a method the revision lacks, no
    *                       revision both sides speak). */

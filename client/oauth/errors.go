@@ -38,5 +38,12 @@ type ResponseError struct {
 }
 
 func (e *ResponseError) Error() string {
-	return fmt.Sprintf("oauth: %s endpoint: %s (HTTP %d): %s", e.Endpoint, e.Code, e.Status, e.Description)
+	msg := fmt.Sprintf("oauth: %s endpoint: %s", e.Endpoint, e.Code)
+	if e.Status != 0 { // the authorization endpoint answers through the redirect
+		msg += fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
+	if e.Description != "" {
+		msg += ": " + e.Description
+	}
+	return msg
 }

@@ -110,3 +110,16 @@ func mustParse(t *testing.T, raw string) *url.URL {
 	require.NoError(t, err)
 	return u
 }
+
+func TestResponseErrorText(t *testing.T) {
+	for _, tc := range []struct {
+		err  ResponseError
+		want string
+	}{
+		{ResponseError{Endpoint: "token", Status: 400, Code: "invalid_grant", Description: "expired"},
+			"oauth: token endpoint: invalid_grant (HTTP 400): expired"},
+		{ResponseError{Endpoint: "authorization", Code: "access_denied"}, "oauth: authorization endpoint: access_denied"},
+	} {
+		assert.Equal(t, tc.want, tc.err.Error())
+	}
+}

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/polymcp/polymcp/client/oauth"
@@ -91,7 +90,12 @@ func (c *Client) oauthTransport(o *OAuthConfig) (*oauth.Transport, error) {
 			defer cancel(nil)
 			current.Store(&authorization{ctx: ctx, cancel: cancel})
 			defer current.Store(nil)
-			return lb.Authorize(ctx, authURL)
+			redirect, err := lb.Authorize(ctx, authURL)
+			var r *refusal
+			if err != nil && errors.As(context.Cause(ctx), &r) {
+				return "", r // the host's refusal says it all
+			}
+			return redirect, err
 		}
 	}
 	return &oauth.Transport{Config: cfg}, nil
@@ -111,12 +115,17 @@ func (c *Client) showAuthorization(a *authorization, authURL string) {
 	}()
 }
 
-// refused is the host's refusal of an authorization as an error of the
-// transport's, so that it does not pass for the server's JSON-RPC error.
+// refusal is the host's error answer to oauth/authorize, as an error of
+// the transport's, so that it does not pass for the server's JSON-RPC
+// error.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return "the host refused the authorization: " + r.msg }
+
 func refused(err error) error {
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
-		return fmt.Errorf("oauth: the host refused the authorization: %s", je.Message)
+		return &refusal{je.Message}
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -126,7 +127,9 @@ func TestClientOAuthRefused(t *testing.T) {
 	require.NoError(t, err)
 	r := h.next(t)
 	assert.Equal(t, EIO, r.rc)
-	assert.Contains(t, r.body, "the user said no")
+	assert.Contains(t, r.body, "the host refused the authorization: the user said no")
+	assert.NotContains(t, r.body, "no authorization came back", "the refusal alone")
+	assert.Equal(t, 1, strings.Count(r.body, "oauth:"), r.body)
 	<-h.closed
 	require.NoError(t, FreeClient(c))
 

@@ -80,11 +80,14 @@ conformance: build ## the official conformance runner against polymcp everything
 	conformance/run-client.sh suite-draft --suite draft
 	conformance/run-client.sh json-schema-2026 --spec-version 2026-07-28 --scenario json-schema-2020-12-preservation
 
-bench: build ## benchmarks against the peer SDKs (Go stdio, HTTP, C ABI; Python; Node); reports go to bench/results/
+bench: build ## benchmarks against the peer SDKs (Go stdio, HTTP, C ABI; Python; Node; the clients of Go, Python and Node); reports go to bench/results/
 	cd bench && $(GO) run ./cmd/mcpbench suite -transport all -polymcp "../$(BIN) everything" -capi "../$(BUILD)/examples/c/echo_server"
 	cd bench && for p in 16 65536; do $(GO) run ./cmd/clientbench -payload $$p -server "../$(BIN) everything"; echo; done \
 		> results/$$(date -u +%F)-clients.md
 	bench/lang/run.sh all
+	$(MAKE) python-venv
+	$(PY_VENV)/bin/python bench/lang/python_clients.py
+	node bench/lang/node_clients.mjs
 
 include mk/capi.mk
 include mk/python.mk

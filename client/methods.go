@@ -62,8 +62,9 @@ func WithMeta(meta spec.Meta) CallOption {
 	}
 }
 
-// send runs a request with its options, decodes the result into out and
-// returns it raw. Methods that may need input go through roundTrip.
+// send runs a request with its options, decodes the result into out
+// (unless out is nil) and returns it raw. Methods that may need input go
+// through roundTrip.
 func (c *Client) send(ctx context.Context, method string, params map[string]any, out any, opts []CallOption) ([]byte, error) {
 	var o callOptions
 	for _, opt := range opts {
@@ -112,6 +113,13 @@ func (c *Client) send(ctx context.Context, method string, params map[string]any,
 	if err != nil {
 		return nil, err
 	}
+	if out == nil {
+		// The caller reads raw itself; the reader has checked it is JSON.
+		if len(raw) == 0 || raw[0] != '{' {
+			return nil, fmt.Errorf("client: bad %s result: not a JSON object", method)
+		}
+		return raw, nil
+	}
 	if err := jsonrpc.UnmarshalOwned(raw, out); err != nil {
 		return nil, fmt.Errorf("client: bad %s result: %w", method, err)
 	}
@@ -125,6 +133,22 @@ func (c *Client) send(ctx context.Context, method string, params map[string]any,
 // a successful result must carry structuredContent that matches it, or
 // the call fails with an *OutputError (Options.SkipOutputValidation).
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*spec.CallToolResult, error) {
+	raw, err := c.CallToolRaw(ctx, name, args, opts...)
+	if err != nil {
+		return nil, err
+	}
+	var r spec.CallToolResult
+	if err := jsonrpc.UnmarshalOwned(raw, &r); err != nil {
+		return nil, fmt.Errorf("client: bad tools/call result: %w", err)
+	}
+	return &r, nil
+}
+
+// CallToolRaw is CallTool returning the result as the server sent it, a
+// CallToolResult object, for a caller that passes it on rather than read
+// it (the C ABI): a large result is then neither decoded nor encoded again.
+// It is checked as CallTool checks it.
+func (c *Client) CallToolRaw(ctx context.Context, name string, args any, opts ...CallOption) (json.RawMessage, error) {
 	params := map[string]any{"name": name}
 	if args != nil {
 		raw, err := encodeArguments(args)
@@ -136,32 +160,33 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 		}
 		params["arguments"] = json.RawMessage(raw)
 	}
-	var r spec.CallToolResult
-	raw, err := c.send(ctx, "tools/call", params, &r, opts)
+	raw, err := c.send(ctx, "tools/call", params, nil, opts)
 	if err == nil && isTask(raw) {
-		if raw, err = c.awaitTask(ctx, raw); err == nil {
-			r = spec.CallToolResult{}
-			err = jsonrpc.UnmarshalOwned(raw, &r)
-		}
+		raw, err = c.awaitTask(ctx, raw)
 	}
 	if headerMismatch(err) {
 		// The server's tool may have changed its x-mcp-header annotations
 		// since the transport saw them: list again and retry, once, as
 		// the spec says a client SHOULD.
 		if _, lerr := c.ListTools(ctx); lerr == nil {
-			r = spec.CallToolResult{}
-			raw, err = c.send(ctx, "tools/call", params, &r, opts)
+			raw, err = c.send(ctx, "tools/call", params, nil, opts)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !r.IsError {
+	if !isErrorResult(raw) {
 		if err := c.checkOutput(name, raw); err != nil {
 			return nil, err
 		}
 	}
-	return &r, nil
+	return raw, nil
+}
+
+// isErrorResult reports whether a CallToolResult says isError: true.
+func isErrorResult(raw []byte) bool {
+	v, ok := jsonrpc.Member(raw, "isError")
+	return ok && string(v) == "true"
 }
 
 // encodeArguments encodes a tool's arguments. Arguments that are JSON

@@ -97,11 +97,7 @@ func callTool(ctx context.Context, conn *client.Client, members map[string]json.
 		}
 		args = raw
 	}
-	r, err := conn.CallTool(ctx, name, args, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return jsonrpc.Marshal(r)
+	return conn.CallToolRaw(ctx, name, args, opts...)
 }
 
 // listAll are the list methods that follow every page when the host gives

@@ -58,6 +58,30 @@ char *pmcp_dup(const char *b, size_t len) {
     if (forked) return SET_ERROR(POLYMCP_E_FORKED, "polymcp cannot be used after fork()"); \
   } while (0)
 
+/* Calls into the host, counting the thread's callback depth (which
+ * polymcp_server_wait checks). */
+#define HOST_CALL(call) \
+  do {                  \
+    callback_depth++;   \
+    call;               \
+    callback_depth--;   \
+  } while (0)
+
+/* A malloc'd copy of the first size bytes of a host's callbacks struct
+ * (fields of newer headers are ignored), its struct_size — the first field
+ * of every one — set to size; NULL, with the error recorded, when out of
+ * memory. */
+static void *copy_callbacks(const void *cb, size_t size) {
+  uint32_t *c = malloc(size);
+  if (c == NULL) {
+    SET_ERROR(POLYMCP_E_INTERNAL, "out of memory");
+    return NULL;
+  }
+  memcpy(c, cb, size);
+  *c = (uint32_t)size;
+  return c;
+}
+
 polymcp_server_callbacks *pmcp_copy_callbacks(const polymcp_server_callbacks *cb) {
   if (cb == NULL) {
     SET_ERROR(POLYMCP_E_INVALID, "callbacks are required");
@@ -71,48 +95,31 @@ polymcp_server_callbacks *pmcp_copy_callbacks(const polymcp_server_callbacks *cb
     SET_ERROR(POLYMCP_E_INVALID, "callbacks.on_call is required");
     return NULL;
   }
-  polymcp_server_callbacks *c = malloc(sizeof *c);
-  if (c == NULL) {
-    SET_ERROR(POLYMCP_E_INTERNAL, "out of memory");
-    return NULL;
-  }
-  memcpy(c, cb, sizeof *c); /* fields of newer headers are ignored */
-  c->struct_size = sizeof *c;
-  return c;
+  return copy_callbacks(cb, sizeof *cb);
 }
 
 void pmcp_on_call(const polymcp_server_callbacks *cb, uint64_t call, uint32_t kind, uint64_t tag,
                   const char *params, size_t len) {
-  callback_depth++;
-  cb->on_call(cb->user, call, kind, tag, params, len);
-  callback_depth--;
+  HOST_CALL(cb->on_call(cb->user, call, kind, tag, params, len));
 }
 
 void pmcp_on_cancel(const polymcp_server_callbacks *cb, uint64_t call) {
   if (cb->on_cancel == NULL) return;
-  callback_depth++;
-  cb->on_cancel(cb->user, call);
-  callback_depth--;
+  HOST_CALL(cb->on_cancel(cb->user, call));
 }
 
 void pmcp_on_log(const polymcp_server_callbacks *cb, int level, const char *msg, size_t len) {
   if (cb->on_log == NULL) return;
-  callback_depth++;
-  cb->on_log(cb->user, level, msg, len);
-  callback_depth--;
+  HOST_CALL(cb->on_log(cb->user, level, msg, len));
 }
 
 void pmcp_on_closed(const polymcp_server_callbacks *cb) {
   if (cb->on_closed == NULL) return;
-  callback_depth++;
-  cb->on_closed(cb->user);
-  callback_depth--;
+  HOST_CALL(cb->on_closed(cb->user));
 }
 
 void pmcp_send(polymcp_send_fn fn, void *user, const char *msg, size_t len) {
-  callback_depth++;
-  fn(user, msg, len);
-  callback_depth--;
+  HOST_CALL(fn(user, msg, len));
 }
 
 polymcp_http_callbacks *pmcp_copy_http_callbacks(const polymcp_http_callbacks *cb) {
@@ -121,39 +128,24 @@ polymcp_http_callbacks *pmcp_copy_http_callbacks(const polymcp_http_callbacks *c
     SET_ERROR(POLYMCP_E_INVALID, "http callbacks: struct_size, on_start, on_write and on_end are required");
     return NULL;
   }
-  polymcp_http_callbacks *c = malloc(sizeof *c);
-  if (c == NULL) {
-    SET_ERROR(POLYMCP_E_INTERNAL, "out of memory");
-    return NULL;
-  }
-  memcpy(c, cb, sizeof *c);
-  c->struct_size = sizeof *c;
-  return c;
+  return copy_callbacks(cb, sizeof *cb);
 }
 
 void pmcp_http_start(const polymcp_http_callbacks *cb, int status, const char *headers, size_t len) {
-  callback_depth++;
-  cb->on_start(cb->user, status, headers, len);
-  callback_depth--;
+  HOST_CALL(cb->on_start(cb->user, status, headers, len));
 }
 
 void pmcp_http_write(const polymcp_http_callbacks *cb, const char *chunk, size_t len) {
-  callback_depth++;
-  cb->on_write(cb->user, chunk, len);
-  callback_depth--;
+  HOST_CALL(cb->on_write(cb->user, chunk, len));
 }
 
 void pmcp_http_flush(const polymcp_http_callbacks *cb) {
   if (cb->on_flush == NULL) return;
-  callback_depth++;
-  cb->on_flush(cb->user);
-  callback_depth--;
+  HOST_CALL(cb->on_flush(cb->user));
 }
 
 void pmcp_http_end(polymcp_http_callbacks *cb, int rc) {
-  callback_depth++;
-  cb->on_end(cb->user, rc);
-  callback_depth--;
+  HOST_CALL(cb->on_end(cb->user, rc));
   free(cb);
 }
 
@@ -162,56 +154,37 @@ polymcp_client_callbacks *pmcp_copy_client_callbacks(const polymcp_client_callba
     SET_ERROR(POLYMCP_E_INVALID, "client callbacks: struct_size and on_response are required");
     return NULL;
   }
-  polymcp_client_callbacks *c = malloc(sizeof *c);
-  if (c == NULL) {
-    SET_ERROR(POLYMCP_E_INTERNAL, "out of memory");
-    return NULL;
-  }
-  memcpy(c, cb, sizeof *c);
-  c->struct_size = sizeof *c;
-  return c;
+  return copy_callbacks(cb, sizeof *cb);
 }
 
 void pmcp_client_response(const polymcp_client_callbacks *cb, uint64_t tag, int rc, const char *json, size_t len) {
-  callback_depth++;
-  cb->on_response(cb->user, tag, rc, json, len);
-  callback_depth--;
+  HOST_CALL(cb->on_response(cb->user, tag, rc, json, len));
 }
 
 void pmcp_client_notification(const polymcp_client_callbacks *cb, const char *method, size_t mlen,
                               const char *params, size_t plen) {
   if (cb->on_notification == NULL) return;
-  callback_depth++;
-  cb->on_notification(cb->user, method, mlen, params, plen);
-  callback_depth--;
+  HOST_CALL(cb->on_notification(cb->user, method, mlen, params, plen));
 }
 
 void pmcp_client_progress(const polymcp_client_callbacks *cb, uint64_t tag, const char *params, size_t len) {
   if (cb->on_progress == NULL) return;
-  callback_depth++;
-  cb->on_progress(cb->user, tag, params, len);
-  callback_depth--;
+  HOST_CALL(cb->on_progress(cb->user, tag, params, len));
 }
 
 void pmcp_client_question(const polymcp_client_callbacks *cb, uint64_t q, const char *method, size_t mlen,
                           const char *params, size_t plen) {
-  callback_depth++;
-  cb->on_question(cb->user, q, method, mlen, params, plen); /* required when questions come */
-  callback_depth--;
+  HOST_CALL(cb->on_question(cb->user, q, method, mlen, params, plen)); /* required when questions come */
 }
 
 void pmcp_client_question_cancel(const polymcp_client_callbacks *cb, uint64_t q) {
   if (cb->on_question_cancel == NULL) return;
-  callback_depth++;
-  cb->on_question_cancel(cb->user, q);
-  callback_depth--;
+  HOST_CALL(cb->on_question_cancel(cb->user, q));
 }
 
 void pmcp_client_closed(const polymcp_client_callbacks *cb, int rc, const char *msg, size_t len) {
   if (cb->on_closed == NULL) return;
-  callback_depth++;
-  cb->on_closed(cb->user, rc, msg, len);
-  callback_depth--;
+  HOST_CALL(cb->on_closed(cb->user, rc, msg, len));
 }
 
 /* ---- polymcp.h ---- */

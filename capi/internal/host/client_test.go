@@ -129,8 +129,7 @@ func closeClient(t *testing.T, h *clientHost, c uint64) {
 // echoServer is a host server whose echo tool answers at once, unless
 // the text is "hold": then the call waits for its cancellation.
 func echoServer(t *testing.T) (*fakeHost, uint64) {
-	var h *fakeHost
-	h = newFakeHost(func(call uint64, _ uint32, _ uint64, params []byte) {
+	return toolServer(t, func(call uint64, _ uint32, _ uint64, params []byte) {
 		var p struct {
 			Arguments struct{ Text string } `json:"arguments"`
 		}
@@ -139,6 +138,12 @@ func echoServer(t *testing.T) (*fakeHost, uint64) {
 			require.NoError(t, CompleteText(call, []byte(p.Arguments.Text)))
 		}
 	})
+}
+
+// toolServer is a host server whose echo tool onCall answers, freed at
+// the test's end.
+func toolServer(t *testing.T, onCall func(call uint64, kind uint32, tag uint64, params []byte)) (*fakeHost, uint64) {
+	h := newFakeHost(onCall)
 	s, err := NewServer(nil, h)
 	require.NoError(t, err)
 	require.NoError(t, AddTool(s, []byte(echoTool), 7))
@@ -280,11 +285,7 @@ func TestClientQuestions(t *testing.T) {
 	asks := `{"who":{"method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{"n":{"type":"string"}}}}},"where":{"method":"roots/list"}}`
 	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(rev, func(t *testing.T) {
-			server := newFakeHost(inputHost(t, asks))
-			s, err := NewServer(nil, server)
-			require.NoError(t, err)
-			require.NoError(t, AddTool(s, []byte(echoTool), 7))
-			defer func() { _ = Free(s); <-server.closed }()
+			_, s := toolServer(t, inputHost(t, asks))
 
 			h := newClientHost()
 			h.onQuestion = func(q uint64, method string, _ []byte) {
@@ -310,11 +311,7 @@ func TestClientQuestions(t *testing.T) {
 }
 
 func TestClientQuestionRefusedAndCancelled(t *testing.T) {
-	server := newFakeHost(inputHost(t, `{"who":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object","properties":{}}}}}`))
-	s, err := NewServer(nil, server)
-	require.NoError(t, err)
-	require.NoError(t, AddTool(s, []byte(echoTool), 7))
-	defer func() { _ = Free(s); <-server.closed }()
+	_, s := toolServer(t, inputHost(t, `{"who":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object","properties":{}}}}}`))
 
 	questions := make(chan uint64, 10)
 	h := newClientHost()
@@ -342,18 +339,13 @@ func TestClientQuestionRefusedAndCancelled(t *testing.T) {
 }
 
 func TestClientProgressAndNotifications(t *testing.T) {
-	server := newFakeHost(nil)
-	server.onCall = func(call uint64, _ uint32, _ uint64, _ []byte) {
+	_, s := toolServer(t, func(call uint64, _ uint32, _ uint64, _ []byte) {
 		for i := 1; i <= 3; i++ {
 			require.NoError(t, Progress(call, []byte(fmt.Sprintf(`{"progress":%d,"total":3}`, i))))
 		}
 		require.NoError(t, Log(call, []byte(`{"level":"warning","data":"careful"}`)))
 		require.NoError(t, CompleteText(call, []byte("done")))
-	}
-	s, err := NewServer(nil, server)
-	require.NoError(t, err)
-	require.NoError(t, AddTool(s, []byte(echoTool), 7))
-	defer func() { _ = Free(s); <-server.closed }()
+	})
 
 	h := newClientHost()
 	c := connectTo(t, h, s, `,"revision":"2025-11-25"`)

@@ -6,6 +6,7 @@ Python SDK's server (tests/sdk_server.py)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -37,20 +38,27 @@ def run(coro: Awaitable[Any]) -> Any:
     return asyncio.run(bounded())
 
 
-@pytest.fixture(scope="module")
-def http_url() -> Iterator[str]:
-    """`polymcp everything --http 127.0.0.1:0`, its URL read from stderr."""
+@contextlib.contextmanager
+def go_everything_http() -> Iterator[str]:
+    """`polymcp everything --http 127.0.0.1:0` for the block; its URL, read from stderr."""
     assert POLYMCP.is_file(), f"{POLYMCP} is missing: run `make build`"
     proc = subprocess.Popen([str(POLYMCP), "everything", "--http", "127.0.0.1:0"],
                             stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    line = proc.stderr.readline().decode()
-    assert line.startswith("polymcp: serving http://127.0.0.1:"), line
-    drain = threading.Thread(target=proc.stderr.read, daemon=True)
-    drain.start()
-    yield line.split()[-1]
-    proc.terminate()
-    proc.wait(WAIT)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline().decode()
+        assert line.startswith("polymcp: serving http://127.0.0.1:"), line
+        threading.Thread(target=proc.stderr.read, daemon=True).start()
+        yield line.split()[-1]
+    finally:
+        proc.terminate()
+        proc.wait(WAIT)
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    with go_everything_http() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
-import subprocess
 import threading
 import urllib.parse
 import urllib.request
@@ -29,7 +28,7 @@ import pytest
 
 import polymcp
 
-from .test_client import POLYMCP, REVISIONS, WAIT, run
+from .test_client import REVISIONS, WAIT, go_everything_http, run
 
 #: Headers a proxy does not pass on (hop-by-hop, or redone by http.server).
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
@@ -41,16 +40,8 @@ APP_REDIRECT = "https://app.example/callback"
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[str]:
     """`polymcp everything --http 127.0.0.1:0`: the MCP server behind the guard."""
-    assert POLYMCP.is_file(), f"{POLYMCP} is missing: run `make build`"
-    proc = subprocess.Popen([str(POLYMCP), "everything", "--http", "127.0.0.1:0"],
-                            stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    line = proc.stderr.readline().decode()
-    assert line.startswith("polymcp: serving http://127.0.0.1:"), line
-    threading.Thread(target=proc.stderr.read, daemon=True).start()
-    yield line.split()[-1]
-    proc.terminate()
-    proc.wait(WAIT)
+    with go_everything_http() as url:
+        yield url
 
 
 class Guarded:

@@ -82,7 +82,12 @@ func Connect(ctx context.Context, conn transport.ClientConn, o *Options) (*Clien
 		progress: map[string]func(spec.ProgressParams){}, asked: map[jsonrpc.ID]context.CancelFunc{},
 		acks: map[int64]chan ListenFilter{}, listening: map[int64]bool{},
 		done: make(chan struct{})}
-	c.caps = c.o.capabilities()
+	caps, err := c.o.capabilities()
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c.caps = caps
 	if err := c.encodeIdentity(); err != nil {
 		conn.Close()
 		return nil, err

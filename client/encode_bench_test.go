@@ -11,7 +11,7 @@ import (
 // the client's own CPU per small call, before the transport.
 func BenchmarkEncodeModernCall(b *testing.B) {
 	c := &Client{o: (&Options{}).withDefaults(), modern: true, revision: spec.Rev20260728}
-	c.caps = c.o.capabilities()
+	c.caps, _ = c.o.capabilities()
 	if err := c.encodeIdentity(); err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -69,6 +70,38 @@ func TestEncodeArguments(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
+		})
+	}
+}
+
+// Capabilities refine what the handlers imply and add experimental ones;
+// one without its handler is refused.
+func TestCapabilities(t *testing.T) {
+	sampling := func(context.Context, *spec.CreateMessageParams) (*spec.CreateMessageResult, error) { return nil, nil }
+	elicit := func(context.Context, *spec.ElicitParams) (*spec.ElicitResult, error) { return nil, nil }
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want string
+		bad  bool
+	}{
+		{"implied by the handlers", Options{Sampling: sampling, Elicitation: elicit, Tasks: true},
+			`{"sampling":{},"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`, false},
+		{"refined", Options{Elicitation: elicit, Capabilities: spec.ClientCapabilities{
+			Elicitation: json.RawMessage(`{"form":{},"url":{}}`), Experimental: map[string]any{"x": map[string]any{}}}},
+			`{"experimental":{"x":{}},"elicitation":{"form":{},"url":{}}}`, false},
+		{"declared without a handler", Options{Capabilities: spec.ClientCapabilities{Sampling: json.RawMessage(`{"tools":{}}`)}}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			caps, err := tc.o.capabilities()
+			if tc.bad {
+				assert.ErrorContains(t, err, "declares sampling, which has no handler")
+				return
+			}
+			require.NoError(t, err)
+			raw, err := json.Marshal(caps)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(raw))
 		})
 	}
 }

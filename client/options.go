@@ -2,7 +2,10 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/polymcp/polymcp/core/spec"
@@ -59,6 +62,14 @@ type Options struct {
 	// tasks/get, answering its questions with tasks/update, and
 	// tasks/cancel when the call's context ends first).
 	Tasks bool
+	// Capabilities are declared over what the handlers below imply: a
+	// member set here replaces the handler's default ({} for sampling and
+	// elicitation, {"listChanged":true} for roots) with the
+	// sub-capabilities the handler supports (elicitation
+	// {"form":{},"url":{}}, sampling {"tools":{}}), and Experimental and
+	// Extensions members are added. Declaring sampling, elicitation or
+	// roots without its handler is an error of Connect.
+	Capabilities spec.ClientCapabilities
 	// SkipOutputValidation leaves tool results unchecked against the
 	// outputSchema their tool declared in ListTools.
 	SkipOutputValidation bool
@@ -117,19 +128,37 @@ func (o *Options) withDefaults() Options {
 }
 
 // capabilities are the client capabilities the handlers of o declare.
-func (o *Options) capabilities() spec.ClientCapabilities {
+func (o *Options) capabilities() (spec.ClientCapabilities, error) {
 	var c spec.ClientCapabilities
-	if o.Roots != nil {
-		c.Roots = []byte(`{"listChanged":true}`) // RootsChanged
+	declared := o.Capabilities
+	for _, h := range []struct {
+		name     string
+		handled  bool
+		declared json.RawMessage
+		implied  string
+		to       *json.RawMessage
+	}{
+		{"roots", o.Roots != nil, declared.Roots, `{"listChanged":true}`, &c.Roots}, // RootsChanged
+		{"sampling", o.Sampling != nil, declared.Sampling, `{}`, &c.Sampling},
+		{"elicitation", o.Elicitation != nil, declared.Elicitation, `{}`, &c.Elicitation},
+	} {
+		switch {
+		case len(h.declared) > 0 && !h.handled:
+			return c, fmt.Errorf("client: Capabilities declares %s, which has no handler", h.name)
+		case len(h.declared) > 0:
+			*h.to = h.declared
+		case h.handled:
+			*h.to = json.RawMessage(h.implied)
+		}
 	}
-	if o.Sampling != nil {
-		c.Sampling = []byte(`{}`)
-	}
-	if o.Elicitation != nil {
-		c.Elicitation = []byte(`{}`)
-	}
+	c.Tasks = declared.Tasks
+	c.Experimental = maps.Clone(declared.Experimental)
+	c.Extensions = maps.Clone(declared.Extensions)
 	if o.Tasks {
-		c.Extensions = map[string]any{spec.ExtensionTasks: map[string]any{}}
+		if c.Extensions == nil {
+			c.Extensions = map[string]any{}
+		}
+		c.Extensions[spec.ExtensionTasks] = map[string]any{}
 	}
-	return c
+	return c, nil
 }

@@ -758,6 +758,14 @@ typedef struct polymcp_client_callbacks {
  *   "skip_output_validation": false
  *   "sampling", "elicitation", "roots": false  declare the capability; the
  *                                    server's questions come to on_question
+ *   "capabilities": {...}            declared as they are, over what the
+ *                                    three above imply: sub-capabilities
+ *                                    ("elicitation": {"form": {}, "url": {}},
+ *                                    "sampling": {"tools": {}}, "roots":
+ *                                    {"listChanged": false}), "experimental"
+ *                                    and "extensions" members; declaring
+ *                                    sampling, elicitation or roots here
+ *                                    turns its questions on too
  * POLYMCP_E_INVALID for options that are not this (an unknown member, no
  * target or two, a capability without on_question). Any thread.
  */

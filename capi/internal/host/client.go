@@ -76,6 +76,7 @@ func Connect(options []byte, cb ClientCallbacks, tag uint64) (uint64, error) {
 	if err := decodeStrict(options, "options", &cfg); err != nil {
 		return 0, err
 	}
+	cfg.answered()
 	if err := cfg.check(cb.Answers()); err != nil {
 		return 0, err
 	}

@@ -428,3 +428,29 @@ func TestClientOfAClosedServer(t *testing.T) {
 	assert.Equal(t, EClosed, h.closedRC)
 	require.NoError(t, FreeClient(c))
 }
+
+// The "capabilities" option is declared as it is, over the booleans; a
+// capability it declares needs on_question like its boolean.
+func TestClientCapabilities(t *testing.T) {
+	_, s := toolServer(t, func(call uint64, _ uint32, _ uint64, _ []byte) {
+		info, err := Info(call)
+		require.NoError(t, err)
+		text, _ := json.Marshal(string(info))
+		require.NoError(t, Complete(call, []byte(`{"content":[{"type":"text","text":`+string(text)+`}]}`)))
+	})
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			h := newClientHost()
+			c := connectTo(t, h, s, `,"revision":"`+rev+`","capabilities":{"elicitation":{"form":{},"url":{}},"experimental":{"x":{}}}`)
+			require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"x"}}`), nil, 2))
+			r := h.next(t)
+			require.Equal(t, OK, r.rc, r.body)
+			assert.Contains(t, r.body, `\"elicitation\":{\"form\":{},\"url\":{}}`)
+			assert.Contains(t, r.body, `\"experimental\":{\"x\":{}}`)
+		})
+	}
+	quiet := newClientHost()
+	quiet.answers = false
+	_, err := Connect([]byte(fmt.Sprintf(`{"server":%d,"capabilities":{"sampling":{"tools":{}}}}`, s)), quiet, 1)
+	assert.Equal(t, EInvalid, CodeOf(err), "a declared capability needs on_question")
+}

@@ -40,6 +40,18 @@ type ClientConfig struct {
 	Sampling               bool                 `json:"sampling"`
 	Elicitation            bool                 `json:"elicitation"`
 	Roots                  bool                 `json:"roots"`
+	// Capabilities are declared as they are over what the three above
+	// imply; declaring sampling, elicitation or roots here sets it too.
+	Capabilities *spec.ClientCapabilities `json:"capabilities"`
+}
+
+// answered turns on the questions the declared capabilities need.
+func (c *ClientConfig) answered() {
+	if d := c.Capabilities; d != nil {
+		c.Sampling = c.Sampling || len(d.Sampling) > 0
+		c.Elicitation = c.Elicitation || len(d.Elicitation) > 0
+		c.Roots = c.Roots || len(d.Roots) > 0
+	}
 }
 
 func (c *ClientConfig) check(answers bool) error {
@@ -88,6 +100,9 @@ func (cfg *ClientConfig) clientOptions(c *Client) *client.Options {
 		}}
 	if cfg.ClientInfo != nil {
 		o.Info = *cfg.ClientInfo
+	}
+	if cfg.Capabilities != nil {
+		o.Capabilities = *cfg.Capabilities
 	}
 	if cfg.Sampling {
 		o.Sampling = func(ctx context.Context, p *spec.CreateMessageParams) (*spec.CreateMessageResult, error) {

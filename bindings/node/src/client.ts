@@ -154,10 +154,15 @@ export interface QuestionExtra {
 
 export interface ClientOptions {
   /**
-   * Capabilities to declare. sampling, elicitation and roots are declared
-   * also when their handler (onSampling, onElicitation, roots) is given; a
-   * capability declared without a handler answers the server's question
-   * with -32601.
+   * Capabilities to declare, as they are, over what the handlers imply:
+   * onSampling declares sampling {}, onElicitation elicitation {}, roots
+   * roots {listChanged: true}; a member here replaces that default with the
+   * sub-capabilities the handler supports (elicitation {form: {}, url: {}}
+   * for URL-mode elicitation, sampling {tools: {}} for tool use in
+   * sampling, roots {listChanged: false}), and experimental and extensions
+   * members are added (tasks: true adds its extension to them). Declaring
+   * sampling, elicitation or roots here without its handler makes
+   * connect() reject with a TypeError, as the Go client's Connect fails.
    */
   capabilities?: ClientCapabilities;
   /** Pin a protocol revision ("2025-11-25"); by default the client negotiates the newest both speak. */
@@ -422,6 +427,37 @@ function oauthOption(oauth: OAuthOptions | true, clientInfo: Implementation): [{
   return [json, { onAuthorize: o.onAuthorize ?? showAuthorization, redirect: o.redirectUrl !== undefined }];
 }
 
+/** The handler each capability that brings the server's questions needs. */
+const HANDLED_CAPABILITIES = [
+  ["sampling", "onSampling"],
+  ["elicitation", "onElicitation"],
+  ["roots", "roots"],
+] as const;
+
+/**
+ * The C ABI's "capabilities" connect option: ClientOptions.capabilities
+ * without its undefined or null members, once each capability it declares
+ * that brings questions (sampling, elicitation, roots) has its handler.
+ */
+function capabilitiesOption(capabilities: ClientCapabilities | undefined, handlers: ClientOptions): { [key: string]: unknown } | undefined {
+  if (capabilities === undefined || capabilities === null) {
+    return undefined;
+  }
+  if (typeof capabilities !== "object" || Array.isArray(capabilities)) {
+    throw new TypeError("ClientOptions.capabilities must be an object");
+  }
+  const out: { [key: string]: unknown } = {};
+  for (const [name, value] of Object.entries(capabilities)) {
+    if (value !== undefined && value !== null) out[name] = value;
+  }
+  for (const [name, handler] of HANDLED_CAPABILITIES) {
+    if (out[name] !== undefined && handlers[handler] === undefined) {
+      throw new TypeError(`ClientOptions.capabilities declares ${name}, which needs the ${handler} handler`);
+    }
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** The tag of the connect's on_response; requests count from 1. */
 const CONNECT_TAG = 0;
 
@@ -575,7 +611,6 @@ export class Client implements AsyncDisposable {
 
   #connectOptions(): { [key: string]: unknown } {
     const o = this.#options;
-    const caps = o.capabilities ?? {};
     const json: { [key: string]: unknown } = { client_info: this.clientInfo };
     if (o.revision !== undefined) json.revision = o.revision;
     if (o.timeout !== undefined) json.timeout_ms = o.timeout;
@@ -586,9 +621,11 @@ export class Client implements AsyncDisposable {
     if (o.maxQuestions !== undefined) json.max_questions = o.maxQuestions;
     if (o.tasks) json.tasks = true;
     if (o.skipOutputValidation) json.skip_output_validation = true;
-    if (o.onSampling !== undefined || caps.sampling !== undefined) json.sampling = true;
-    if (o.onElicitation !== undefined || caps.elicitation !== undefined) json.elicitation = true;
-    if (o.roots !== undefined || caps.roots !== undefined) json.roots = true;
+    if (o.onSampling !== undefined) json.sampling = true;
+    if (o.onElicitation !== undefined) json.elicitation = true;
+    if (o.roots !== undefined) json.roots = true;
+    const declared = capabilitiesOption(o.capabilities, o);
+    if (declared !== undefined) json.capabilities = declared;
     return json;
   }
 

@@ -24,13 +24,22 @@ export interface ServerCapabilities {
   [key: string]: unknown;
 }
 
-/** What this client declares it can do. The core declares what the handlers given make true. */
+/**
+ * What this client declares it can do (ClientOptions.capabilities), over
+ * what the handlers given imply. Sent as it is.
+ */
 export interface ClientCapabilities {
-  sampling?: { [key: string]: unknown };
-  elicitation?: { [key: string]: unknown };
-  roots?: { listChanged?: boolean };
-  experimental?: { [key: string]: unknown };
-  [key: string]: unknown;
+  /** Needs onSampling. {} (the default), {tools: {}} for tool use, {context: {}} for includeContext. */
+  sampling?: { tools?: object; context?: object; [key: string]: unknown };
+  /** Needs onElicitation. {} (form mode, the default), {form: {}, url: {}} for URL mode too. */
+  elicitation?: { form?: object; url?: object; [key: string]: unknown };
+  /** Needs roots. The default is {listChanged: true}. */
+  roots?: { listChanged?: boolean; [key: string]: unknown };
+  experimental?: { [key: string]: object };
+  /** Extensions by name ("io.modelcontextprotocol/tasks" is added by ClientOptions.tasks). */
+  extensions?: { [key: string]: object };
+  /** The 2025-11-25 tasks capability. */
+  tasks?: { [key: string]: unknown };
 }
 
 /** The outcome of connect(). */

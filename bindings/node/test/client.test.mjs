@@ -378,6 +378,69 @@ describe("Client answers the server's questions", () => {
   });
 });
 
+describe("Client declares its capabilities (ClientOptions.capabilities)", () => {
+  const declared = {
+    elicitation: { form: {}, url: {} },
+    experimental: { "polymcp.test/probe": { level: 2 } },
+  };
+  const onElicitation = async () => ({ action: "accept", content: { name: "Ada" } });
+
+  for (const revision of ["2025-11-25", "2026-07-28"]) {
+    it(`the everything server asks for what was declared (${revision})`, async () => {
+      const client = track(new Client(info, { revision, onElicitation, capabilities: declared }));
+      await client.connect(httpEverything());
+      // The tool asks only for the input kinds the client declared.
+      const r = await client.callTool({ name: "test_input_required_result_capabilities" });
+      assert.equal(text(r), "Received input for: user_name");
+      const none = track(new Client(info, { revision, capabilities: { experimental: { x: {} } } }));
+      await none.connect(httpEverything());
+      const nothing = await none.callTool({ name: "test_input_required_result_capabilities" });
+      assert.equal(text(nothing), "The client declared no input capability");
+    });
+
+    it(`an McpServer sees them as declared (${revision})`, async () => {
+      const s = new McpServer({ name: "caps", version: "1" });
+      s.registerTool("caps", {}, (_args, extra) => JSON.stringify(extra.clientCapabilities));
+      const caps = async (options) => {
+        const client = track(new Client(info, { revision, ...options }));
+        await client.connect(s);
+        return JSON.parse(text(await client.callTool({ name: "caps" })));
+      };
+      // Declared as they are, over the handlers' defaults; tasks adds its extension.
+      assert.deepEqual(await caps({
+        onElicitation,
+        onSampling: async () => ({ role: "assistant", content: { type: "text", text: "x" }, model: "m" }),
+        roots: [],
+        tasks: true,
+        capabilities: { ...declared, sampling: { tools: {} }, roots: { listChanged: false }, extensions: { "polymcp.test/ext": {} } },
+      }), {
+        elicitation: { form: {}, url: {} },
+        sampling: { tools: {} },
+        roots: { listChanged: false },
+        experimental: { "polymcp.test/probe": { level: 2 } },
+        extensions: { "polymcp.test/ext": {}, "io.modelcontextprotocol/tasks": {} },
+      });
+      // A handler alone declares its capability's default.
+      assert.deepEqual(await caps({ onElicitation, roots: [] }), { elicitation: {}, roots: { listChanged: true } });
+      assert.deepEqual(await caps({}), {});
+    });
+  }
+
+  it("refuses sampling, elicitation or roots declared without its handler", async () => {
+    for (const [name, handler] of [["sampling", "onSampling"], ["elicitation", "onElicitation"], ["roots", "roots"]]) {
+      const client = track(new Client(info, { capabilities: { [name]: {} } }));
+      await assert.rejects(client.connect(httpEverything()), (err) => {
+        assert.ok(err instanceof TypeError, String(err));
+        assert.match(err.message, new RegExp(`declares ${name}, which needs the ${handler} handler`));
+        return true;
+      });
+    }
+    // A member the protocol does not have is the core's to refuse.
+    const odd = track(new Client(info, { capabilities: { telepathy: {} } }));
+    await assert.rejects(odd.connect(httpEverything()), (err) => err instanceof NativeError && /unknown field "telepathy"/.test(err.message));
+  });
+});
+
 describe("Client against an McpServer of this process (memory)", () => {
   function server() {
     const s = new McpServer({ name: "in-process", version: "2.0.0" }, { instructions: "be nice" });

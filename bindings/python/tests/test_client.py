@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -239,6 +240,100 @@ def test_capabilities_declared_only_when_given(everything_target: Any) -> None:
             assert got.text == "Received input for: user_name"  # no sampling, no roots
 
     run(main())
+
+
+DECLARED = {"elicitation": {"form": {}, "url": {}},
+            "experimental": {"io.polymcp/test": {"flag": True}}}
+
+
+@pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_capabilities_option_against_go_everything(kind: str, http_url: str,
+                                                   revision: str) -> None:
+    """The capabilities option declares elicitation {form, url} and an
+    experimental member to `polymcp everything`: it asks for elicitation
+    only (sampling and roots stay undeclared)."""
+    asked: list[dict[str, Any]] = []
+
+    def elicitation(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"name": "Bo"}
+
+    async def main() -> None:
+        async with polymcp.Client([str(POLYMCP), "everything"] if kind == "stdio" else http_url,
+                                  revision=revision, elicitation_handler=elicitation,
+                                  capabilities=DECLARED) as client:
+            assert client.protocol_version == revision
+            got = await client.call_tool("test_input_required_result_capabilities")
+            assert got.text == "Received input for: user_name"
+
+    run(main())
+    assert len(asked) == 1
+
+
+CAPS_SERVER = """
+import json, sys
+sys.path.insert(0, {src!r})
+import polymcp
+server = polymcp.Server("caps")
+
+@server.tool()
+def caps(ctx: polymcp.Context) -> str:
+    return json.dumps(ctx.client_capabilities, sort_keys=True)
+
+server.run()
+"""
+
+
+@pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("kind", ["stdio", "memory"])
+def test_capabilities_option_seen_by_the_server(tmp_path: Path, kind: str,
+                                                revision: str) -> None:
+    """The server sees the capabilities as declared: elicitation's form and
+    url sub-capabilities and the experimental member, and nothing the
+    client has no handler for."""
+    script = tmp_path / "caps.py"
+    script.write_text(CAPS_SERVER.format(src=str(SRC)))
+    server: polymcp.Server | None = None
+    if kind == "memory":  # the same server, in this process
+        server = polymcp.Server("caps")
+
+        @server.tool()
+        def caps(ctx: polymcp.Context) -> str:
+            return json.dumps(ctx.client_capabilities, sort_keys=True)
+
+    async def main() -> dict[str, Any]:
+        async with polymcp.Client(server if server is not None else script, revision=revision,
+                                  elicitation_handler=lambda p: None,
+                                  capabilities=DECLARED) as client:
+            assert client.protocol_version == revision
+            got = await client.call_tool("caps")
+            seen: dict[str, Any] = json.loads(got.text)
+            return seen
+
+    try:
+        seen = run(main())
+    finally:
+        if server is not None:
+            server.close()
+    assert seen["elicitation"] == {"form": {}, "url": {}}
+    assert seen["experimental"] == {"io.polymcp/test": {"flag": True}}
+    assert "sampling" not in seen and "roots" not in seen
+
+
+@pytest.mark.parametrize("declared, keyword", [
+    ({"sampling": {"tools": {}}}, "sampling_handler"),
+    ({"elicitation": {"form": {}, "url": {}}}, "elicitation_handler"),
+    ({"roots": {"listChanged": False}}, "roots"),
+])
+def test_capabilities_option_without_handler(declared: dict[str, Any], keyword: str) -> None:
+    with pytest.raises(ValueError, match=f"needs {keyword}="):
+        polymcp.Client([str(POLYMCP), "everything"], capabilities=declared)
+    with pytest.raises(TypeError, match="capabilities must be a mapping"):
+        polymcp.Client([str(POLYMCP), "everything"],
+                       capabilities=["elicitation"])  # type: ignore[arg-type]
+    # experimental and extensions members need no handler
+    polymcp.Client([str(POLYMCP), "everything"], capabilities={"experimental": {"x": {}}})
 
 
 def test_question_handler_error_and_decline(everything_target: Any) -> None:

@@ -303,6 +303,14 @@ class Client:
     task is followed to its end. Handlers may be ``def`` or ``async def``;
     they run on the event loop the client was entered on.
 
+    ``capabilities`` (a ClientCapabilities mapping) is declared as it is
+    over what the handlers imply: sub-capabilities such as
+    ``{"elicitation": {"form": {}, "url": {}}}`` (URL-mode elicitation),
+    ``{"sampling": {"tools": {}}}`` or ``{"roots": {"listChanged": False}}``,
+    plus ``"experimental"`` and ``"extensions"`` members. Declaring
+    ``sampling``, ``elicitation`` or ``roots`` there without its handler
+    raises ValueError.
+
     ``auth`` (a URL only): ``"oauth"`` or a :class:`polymcp.OAuth` for a
     server that asks for OAuth 2.1 (the user is shown the authorization URL
     in the system browser, or ``OAuth.on_authorize`` is); any other str is
@@ -324,6 +332,7 @@ class Client:
                  log_handler: LogHandler | None = None,
                  message_handler: MessageHandler | None = None,
                  progress_handler: ProgressHandler | None = None,
+                 capabilities: Mapping[str, Any] | None = None,
                  tasks: bool = False, skip_output_validation: bool = False,
                  max_pages: int | None = None, max_input_rounds: int | None = None,
                  max_questions: int | None = None) -> None:
@@ -363,6 +372,9 @@ class Client:
             opts["elicitation"] = True
         if roots is not None:
             opts["roots"] = True
+        if capabilities is not None:
+            opts["capabilities"] = _capabilities(capabilities, sampling=sampling_handler,
+                                                 elicitation=elicitation_handler, roots=roots)
         self._options = opts
         self.sampling_handler = sampling_handler
         self.elicitation_handler = elicitation_handler
@@ -1136,6 +1148,27 @@ def _elicitation_result(value: Any) -> JSON:
     if out.get("action") in ("accept", "decline", "cancel"):
         return out
     return {"action": "accept", "content": out}
+
+
+#: The handler each capability that asks the client questions needs.
+_HANDLED_CAPABILITIES = (("sampling", "sampling_handler"), ("elicitation", "elicitation_handler"),
+                         ("roots", "roots"))
+
+
+def _capabilities(capabilities: Mapping[str, Any], **handlers: object) -> JSON:
+    """The "capabilities" connect option: ``capabilities`` as JSON, once each
+    capability it declares that asks questions (sampling, elicitation,
+    roots) has its handler."""
+    if not isinstance(capabilities, Mapping):
+        raise TypeError(f"polymcp.Client: capabilities must be a mapping, "
+                        f"not {type(capabilities).__name__}")
+    for name, keyword in _HANDLED_CAPABILITIES:
+        if name in capabilities and handlers[name] is None:
+            raise ValueError(f"polymcp.Client: capabilities declares {name!r}, "
+                             f"which needs {keyword}=")
+    out = to_jsonable(dict(capabilities))
+    assert isinstance(out, dict)
+    return out
 
 
 def _roots_result(value: Any) -> JSON:

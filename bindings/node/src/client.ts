@@ -6,16 +6,7 @@
 // callbacks into Promises and answers the server's questions with the
 // handlers it was given.
 
-import { spawn } from "node:child_process";
-
-import {
-  ConnectionClosedError,
-  McpError,
-  NativeError,
-  OutputSchemaError,
-  RequestTimeoutError,
-  errorMessage,
-} from "./errors";
+import { ConnectionClosedError, McpError, NativeError, errorMessage } from "./errors";
 import {
   ClientEventType,
   type NativeBinding,
@@ -25,7 +16,6 @@ import {
 } from "./native";
 import { McpServer, nativeServers } from "./server";
 import type {
-  ClientCapabilities,
   CompleteParams,
   CompleteResult,
   GetPromptParams,
@@ -38,7 +28,6 @@ import type {
   ListenFilter,
   LoggingMessage,
   Progress,
-  ServerNotification,
   ReadResourceParams,
   CallToolParams,
   ServerCapabilities,
@@ -46,182 +35,22 @@ import type {
 import type {
   CallToolResult,
   CreateMessageParams,
-  CreateMessageResult,
-  ElicitResult,
   GetPromptResult,
   Implementation,
-  ListRootsResult,
   LoggingLevel,
-  Meta,
   ReadResourceResult,
-  Root,
 } from "./types";
-
-type Awaitable<T> = T | Promise<T>;
-
-/** Start a server program and speak MCP over its stdin and stdout. Its stderr is this process's. */
-export interface StdioTarget {
-  command: string;
-  args?: string[];
-  /** Added to this process's environment. */
-  env?: { [name: string]: string };
-  cwd?: string;
-}
-
-/** A Streamable HTTP endpoint (the 2024-11-05 HTTP+SSE transport when the server refuses a POST). */
-export interface HttpTarget {
-  url: string | URL;
-  /** Sent with every HTTP request (an Authorization header, say). */
-  headers?: { [name: string]: string };
-  /**
-   * OAuth 2.1 when the server asks for it (a 401): the core discovers the
-   * authorization server, registers, authorizes with PKCE, and refreshes and
-   * steps up the token as needed. `true` means every default. A server that
-   * asks for nothing is connected to as without it.
-   */
-  oauth?: OAuthOptions | boolean;
-}
-
-/** What onAuthorize gets besides the authorization URL. */
-export interface AuthorizeExtra {
-  /** Where the authorization server sends the browser back: the client's own loopback listener, or oauth.redirectUrl. */
-  redirectUrl: string;
-  /** Aborts when the authorization is no longer wanted (it completed through the loopback listener, or the client closes). */
-  signal: AbortSignal;
-}
-
-/**
- * How the client authorizes itself (HttpTarget.oauth). The client is
- * registered as the first of these that applies: a pre-registered
- * clientId (and clientSecret, for issuer), the clientMetadataUrl document,
- * else dynamic registration as clientName.
- */
-export interface OAuthOptions {
-  /** A pre-registered client's id. */
-  clientId?: string;
-  /** Its secret, for a confidential client. */
-  clientSecret?: string;
-  /** The authorization server the pre-registered client belongs to (its issuer URL). */
-  issuer?: string | URL;
-  /** A client ID metadata document's URL, the client's id where the server supports them. */
-  clientMetadataUrl?: string | URL;
-  /** The client_name of dynamic registration; default the Client's clientInfo title or name. */
-  clientName?: string;
-  /**
-   * Where the browser comes back to after the user's consent, a URL of the
-   * application's: onAuthorize must then resolve to the URL the browser came
-   * back to (with its code and state). Without it the browser comes back to
-   * a loopback listener of the client's own, and onAuthorize only shows the
-   * URL.
-   */
-  redirectUrl?: string | URL;
-  /**
-   * "authorization_code" (default): the user authorizes in a browser.
-   * "client_credentials": the client authorizes as itself (needs clientId)
-   * and onAuthorize is never called.
-   */
-  grant?: "authorization_code" | "client_credentials";
-  /**
-   * Shows the user the authorization URL (the TypeScript SDK's
-   * redirectToAuthorization). By default the URL is printed on stderr and
-   * the system browser is opened. Resolve to the URL the browser came back to
-   * when redirectUrl is set; throw to refuse (connect() rejects).
-   */
-  onAuthorize?: (url: URL, extra: AuthorizeExtra) => Awaitable<void | string | URL>;
-}
-
-/** What connect() takes: a command, a URL, or a polymcp server of this process (in memory). */
-export type ClientTarget = StdioTarget | HttpTarget | McpServer;
-
-/** The params of elicitation/create, as the server sent them. */
-export interface ElicitRequestParams {
-  message: string;
-  requestedSchema?: { [key: string]: unknown };
-  mode?: "form" | "url";
-  url?: string;
-  elicitationId?: string;
-  _meta?: Meta;
-  [key: string]: unknown;
-}
-
-/** What a handler of the server's questions gets besides the params. */
-export interface QuestionExtra {
-  /** Aborts when the answer is no longer wanted (the server cancelled, the call ended, the client closes). */
-  signal: AbortSignal;
-  /** The question's method. */
-  method: string;
-}
-
-export interface ClientOptions {
-  /**
-   * Capabilities to declare, as they are, over what the handlers imply:
-   * onSampling declares sampling {}, onElicitation elicitation {}, roots
-   * roots {listChanged: true}; a member here replaces that default with the
-   * sub-capabilities the handler supports (elicitation {form: {}, url: {}}
-   * for URL-mode elicitation, sampling {tools: {}} for tool use in
-   * sampling, roots {listChanged: false}), and experimental and extensions
-   * members are added (tasks: true adds its extension to them). Declaring
-   * sampling, elicitation or roots here without its handler makes
-   * connect() reject with a TypeError, as the Go client's Connect fails.
-   */
-  capabilities?: ClientCapabilities;
-  /** Pin a protocol revision ("2025-11-25"); by default the client negotiates the newest both speak. */
-  revision?: string;
-  /** Each request's timeout in ms (default 60000); a request's own `timeout` overrides it. */
-  timeout?: number;
-  /** A request's progress notification restarts its timeout. */
-  resetTimeoutOnProgress?: boolean;
-  /** The server/discover probe's timeout in ms (default 5000). */
-  probeTimeout?: number;
-  /**
-   * Declare the 2026-07-28 tasks extension: a tools/call the server turns
-   * into a task is followed to its end (polled, its questions answered with
-   * the handlers here), and callTool resolves to its result.
-   */
-  tasks?: boolean;
-  /** Do not check tool results against their outputSchema. */
-  skipOutputValidation?: boolean;
-  /** Pages fetched at most by a list without a cursor (default 1000). */
-  maxPages?: number;
-  /** 2026-07-28 input_required rounds per call (default 16), and questions per round (default 64). */
-  maxInputRounds?: number;
-  maxQuestions?: number;
-  /** Answers sampling/createMessage. */
-  onSampling?: (params: CreateMessageParams, extra: QuestionExtra) => Awaitable<CreateMessageResult>;
-  /** Answers elicitation/create. */
-  onElicitation?: (params: ElicitRequestParams, extra: QuestionExtra) => Awaitable<ElicitResult>;
-  /** Answers roots/list: the roots, or a function that returns them (or a whole ListRootsResult). */
-  roots?: Root[] | ((extra: QuestionExtra) => Awaitable<Root[] | ListRootsResult>);
-  /** The server's log messages (notifications/message). */
-  onLog?: (message: LoggingMessage) => void;
-  /** Every notification of the server, log messages included. */
-  onNotification?: (method: string, params: { [key: string]: unknown }) => void;
-}
-
-/** Options of one request. */
-export interface RequestOptions {
-  /** Aborting cancels the request: the server is told, and the promise rejects with an AbortError. */
-  signal?: AbortSignal;
-  /** This request's timeout in ms; past it the server is told and the promise rejects with RequestTimeoutError. */
-  timeout?: number;
-  /** The request's progress notifications (the client asks for them when this is given). */
-  onprogress?: (progress: Progress) => void;
-  /** Added to the request's params._meta. */
-  _meta?: Meta;
-}
-
-/** Options of listen(). */
-export interface SubscriptionOptions {
-  /** Aborting cancels the listen request, or ends the subscription once it is open. */
-  signal?: AbortSignal;
-  /**
-   * Called with each notification the subscription asked for. When given,
-   * nothing is buffered for async iteration.
-   */
-  onNotification?: (notification: ServerNotification) => void;
-  /** Notifications kept for async iteration before the oldest are dropped (default 1024). */
-  maxBuffered?: number;
-}
+import { abortError, failure, parse } from "./client_errors";
+import { type Authorizer, authorize, oauthOption } from "./client_oauth";
+import {
+  type ClientOptions,
+  type ClientTarget,
+  type ElicitRequestParams,
+  type QuestionExtra,
+  type RequestOptions,
+  capabilitiesOption,
+} from "./client_options";
+import { Subscription, type SubscriptionOptions, deliver, ended, wants } from "./subscription";
 
 type ClientState = "new" | "connecting" | "connected" | "closing" | "closed";
 
@@ -236,267 +65,8 @@ interface Pending {
   onAck?: (result: unknown, tag: number) => unknown;
 }
 
-// The Client's side of a Subscription, out of users' sight.
-const deliver = Symbol("deliver");
-const ended = Symbol("ended");
-
-/** Whether a subscription of filter f asked for this notification. */
-function wants(f: ListenFilter, method: string, params: { [key: string]: unknown }): boolean {
-  switch (method) {
-    case "notifications/tools/list_changed":
-      return f.toolsListChanged === true;
-    case "notifications/prompts/list_changed":
-      return f.promptsListChanged === true;
-    case "notifications/resources/list_changed":
-      return f.resourcesListChanged === true;
-    case "notifications/resources/updated":
-      return Array.isArray(f.resourceSubscriptions) && f.resourceSubscriptions.includes(params.uri as string);
-    default:
-      return (
-        method.startsWith("notifications/tasks") &&
-        Array.isArray(f.taskIds) &&
-        f.taskIds.includes(params.taskId as string)
-      );
-  }
-}
-
-/**
- * An open 2026-07-28 subscriptions/listen (Client.listen). The
- * notifications it asked for go to its onNotification, or are buffered for
- * `for await (const n of sub)`; the client's own onNotification gets them
- * too. close() (or `await using`, or the listen signal's abort, or closing
- * the client) ends it; breaking out of a `for await` loop closes it as well.
- * While open it keeps the event loop alive, as a listening socket does.
- */
-export class Subscription implements AsyncDisposable, AsyncIterable<ServerNotification> {
-  /** What listen() asked for. */
-  readonly requested: ListenFilter;
-  /** What the server agreed to send: its acknowledgement's notifications. */
-  readonly honoured: ListenFilter;
-  #closed = false;
-  readonly #end: () => void;
-  readonly #onNotification: ((n: ServerNotification) => void) | undefined;
-  readonly #max: number;
-  readonly #queue: ServerNotification[] = [];
-  #waiter: ((r: IteratorResult<ServerNotification>) => void) | undefined;
-
-  /** @internal Made by Client.listen. */
-  constructor(requested: ListenFilter, honoured: ListenFilter, end: () => void, options: SubscriptionOptions) {
-    this.requested = requested;
-    this.honoured = honoured;
-    this.#end = end;
-    this.#onNotification = options.onNotification;
-    this.#max = options.maxBuffered ?? 1024;
-  }
-
-  /** Whether the subscription ended (close(), the signal, or the client's close). */
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  /** Ends the subscription: the server is told, and the client lets go of it. */
-  async close(): Promise<void> {
-    if (!this.#closed) {
-      this[ended]();
-      this.#end();
-    }
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<ServerNotification> {
-    return {
-      next: () => {
-        const n = this.#queue.shift();
-        if (n !== undefined) {
-          return Promise.resolve({ value: n, done: false });
-        }
-        if (this.#closed) {
-          return Promise.resolve({ value: undefined, done: true });
-        }
-        return new Promise((resolve) => (this.#waiter = resolve));
-      },
-      return: async () => {
-        await this.close();
-        return { value: undefined, done: true };
-      },
-    };
-  }
-
-  /** @internal A notification the filter wants. */
-  [deliver](n: ServerNotification): void {
-    if (this.#closed) {
-      return;
-    }
-    if (this.#onNotification !== undefined) {
-      const fn = this.#onNotification;
-      try {
-        fn(n);
-      } catch (err) {
-        queueMicrotask(() => {
-          throw err;
-        });
-      }
-      return;
-    }
-    const waiter = this.#waiter;
-    if (waiter !== undefined) {
-      this.#waiter = undefined;
-      waiter({ value: n, done: false });
-      return;
-    }
-    this.#queue.push(n);
-    if (this.#queue.length > this.#max) {
-      this.#queue.shift();
-    }
-  }
-
-  /** @internal Ended: no more notifications; a waiting iteration finishes. */
-  [ended](): void {
-    this.#closed = true;
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.({ value: undefined, done: true });
-  }
-}
-
-/** How the client answers oauth/authorize: the user's function, and whether it must give the redirect back. */
-interface Authorizer {
-  onAuthorize: (url: URL, extra: AuthorizeExtra) => Awaitable<void | string | URL>;
-  /** oauth.redirectUrl is set: the answer carries where the browser came back to. */
-  redirect: boolean;
-}
-
-/**
- * The default onAuthorize: prints the URL on stderr and asks the desktop to
- * open it (xdg-open, or open on macOS), without waiting and ignoring a
- * desktop that has no browser.
- */
-function showAuthorization(url: URL): void {
-  process.stderr.write(`polymcp: the server asks for authorization; open this URL in a browser:\n  ${url.href}\n`);
-  const opener = process.platform === "darwin" ? "open" : "xdg-open";
-  try {
-    const child = spawn(opener, [url.href], { detached: true, stdio: "ignore" });
-    child.on("error", () => {});
-    child.unref();
-  } catch {
-    // No opener: the URL on stderr has to do.
-  }
-}
-
-/** The "oauth" option of polymcp_client_connect, from HttpTarget.oauth. */
-function oauthOption(oauth: OAuthOptions | true, clientInfo: Implementation): [{ [key: string]: unknown }, Authorizer | undefined] {
-  const o: OAuthOptions = oauth === true ? {} : oauth;
-  if (typeof o !== "object" || o === null) {
-    throw new TypeError("polymcp: oauth is true or { clientId?, clientSecret?, issuer?, clientMetadataUrl?, clientName?, redirectUrl?, grant?, onAuthorize? }");
-  }
-  const grant = o.grant ?? "authorization_code";
-  if (grant !== "authorization_code" && grant !== "client_credentials") {
-    throw new TypeError(`polymcp: oauth.grant is "authorization_code" or "client_credentials", not ${JSON.stringify(o.grant)}`);
-  }
-  const json: { [key: string]: unknown } = {};
-  if (o.clientId !== undefined) {
-    json.client_id = o.clientId;
-    if (o.clientSecret !== undefined) json.client_secret = o.clientSecret;
-    if (o.issuer !== undefined) json.issuer = String(o.issuer);
-  } else if (o.clientSecret !== undefined || o.issuer !== undefined) {
-    throw new TypeError("polymcp: oauth.clientSecret and oauth.issuer belong to a pre-registered client: give its clientId too");
-  }
-  if (o.clientMetadataUrl !== undefined) json.client_metadata_url = String(o.clientMetadataUrl);
-  json.client_name = o.clientName ?? clientInfo.title ?? clientInfo.name;
-  if (o.onAuthorize !== undefined && typeof o.onAuthorize !== "function") {
-    throw new TypeError("polymcp: oauth.onAuthorize is a function");
-  }
-  if (grant === "client_credentials") {
-    if (o.clientId === undefined) {
-      throw new TypeError("polymcp: oauth's client_credentials grant needs a pre-registered clientId");
-    }
-    json.grant = grant;
-    return [json, undefined];
-  }
-  if (o.redirectUrl !== undefined) {
-    if (o.onAuthorize === undefined) {
-      throw new TypeError(
-        "polymcp: oauth.redirectUrl needs an onAuthorize that resolves to the URL the browser came back to",
-      );
-    }
-    json.redirect_url = String(o.redirectUrl);
-  }
-  return [json, { onAuthorize: o.onAuthorize ?? showAuthorization, redirect: o.redirectUrl !== undefined }];
-}
-
-/** The handler each capability that brings the server's questions needs. */
-const HANDLED_CAPABILITIES = [
-  ["sampling", "onSampling"],
-  ["elicitation", "onElicitation"],
-  ["roots", "roots"],
-] as const;
-
-/**
- * The C ABI's "capabilities" connect option: ClientOptions.capabilities
- * without its undefined or null members, once each capability it declares
- * that brings questions (sampling, elicitation, roots) has its handler.
- */
-function capabilitiesOption(capabilities: ClientCapabilities | undefined, handlers: ClientOptions): { [key: string]: unknown } | undefined {
-  if (capabilities === undefined || capabilities === null) {
-    return undefined;
-  }
-  if (typeof capabilities !== "object" || Array.isArray(capabilities)) {
-    throw new TypeError("ClientOptions.capabilities must be an object");
-  }
-  const out: { [key: string]: unknown } = {};
-  for (const [name, value] of Object.entries(capabilities)) {
-    if (value !== undefined && value !== null) out[name] = value;
-  }
-  for (const [name, handler] of HANDLED_CAPABILITIES) {
-    if (out[name] !== undefined && handlers[handler] === undefined) {
-      throw new TypeError(`ClientOptions.capabilities declares ${name}, which needs the ${handler} handler`);
-    }
-  }
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
 /** The tag of the connect's on_response; requests count from 1. */
 const CONNECT_TAG = 0;
-
-function abortError(reason: unknown): Error {
-  const err = new DOMException("The operation was aborted", "AbortError");
-  if (reason !== undefined) {
-    Object.defineProperty(err, "cause", { value: reason, configurable: true, writable: true });
-  }
-  return err;
-}
-
-function parse(json: string): unknown {
-  return json === "" ? undefined : JSON.parse(json);
-}
-
-/** The Error a request ends with, from the core's status and error object. */
-function failure(rc: number, json: string): Error {
-  let body: { message?: string; code?: number; data?: unknown } = {};
-  try {
-    body = (parse(json) as typeof body | undefined) ?? {};
-  } catch {
-    body = { message: json };
-  }
-  const message = body.message ?? `polymcp status ${rc}`;
-  switch (rc) {
-    case Status.RPC:
-      return new McpError(typeof body.code === "number" ? body.code : -32603, message, body.data);
-    case Status.Output:
-      return new OutputSchemaError(message, body.data);
-    case Status.Timeout:
-      return new RequestTimeoutError(message);
-    case Status.Cancelled:
-      return abortError(undefined);
-    case Status.Closed:
-      return new ConnectionClosedError(message);
-    default:
-      return new NativeError(rc, message);
-  }
-}
 
 /** A list request's params: {} for none (the core then fetches every page). */
 function isSchemaLike(value: unknown): boolean {
@@ -955,7 +525,7 @@ export class Client implements AsyncDisposable {
       const { onSampling, onElicitation, roots } = this.#options;
       let result: unknown;
       if (method === "oauth/authorize" && this.#authorizer !== undefined) {
-        result = await this.#authorize(params, controller.signal);
+        result = await authorize(this.#authorizer, params, controller.signal);
       } else if (method === "sampling/createMessage" && onSampling !== undefined) {
         result = await onSampling(params as CreateMessageParams, extra);
       } else if (method === "elicitation/create" && onElicitation !== undefined) {
@@ -983,19 +553,6 @@ export class Client implements AsyncDisposable {
     }
   }
 
-  /** The answer to oauth/authorize: {} once the user was shown the URL, or where the browser came back to. */
-  async #authorize(params: { [key: string]: unknown }, signal: AbortSignal): Promise<{ redirectUrl?: string }> {
-    const { onAuthorize, redirect } = this.#authorizer!;
-    const url = new URL(String(params.url));
-    const back = await onAuthorize(url, { redirectUrl: String(params.redirectUrl ?? ""), signal });
-    if (!redirect) {
-      return {};
-    }
-    if (typeof back !== "string" && !(back instanceof URL)) {
-      throw new Error("oauth.onAuthorize gave no redirect URL (with oauth.redirectUrl it resolves to the URL the browser came back to)");
-    }
-    return { redirectUrl: String(back) };
-  }
 
   #onClosed(rc: number, message: string): void {
     const byItself = this.#state !== "closing";

@@ -24,20 +24,18 @@ export {
   type CompleteContext,
 } from "./registry";
 export type { RequestExtra, AskOptions } from "./context";
-export {
-  Client,
-  type ClientOptions,
-  type ClientTarget,
-  type StdioTarget,
-  type HttpTarget,
-  type RequestOptions,
-  type QuestionExtra,
-  type ElicitRequestParams,
-  type OAuthOptions,
-  type AuthorizeExtra,
-  Subscription,
-  type SubscriptionOptions,
-} from "./client";
+export { Client } from "./client";
+export type {
+  ClientOptions,
+  ClientTarget,
+  StdioTarget,
+  HttpTarget,
+  RequestOptions,
+  QuestionExtra,
+  ElicitRequestParams,
+} from "./client_options";
+export type { OAuthOptions, AuthorizeExtra } from "./client_oauth";
+export { Subscription, type SubscriptionOptions } from "./subscription";
 export type {
   ServerCapabilities,
   ClientCapabilities,

@@ -26,7 +26,9 @@ from ._content import (
     Text,
     ToolResult,
 )
-from ._client import CallToolResult, Client, OAuth, Subscription
+from ._client import Client
+from ._client_oauth import OAuth
+from ._client_results import CallToolResult
 from ._context import Context, LogLevel
 from ._errors import (ClientClosed, ClientError, InputRequiredUnsupported, McpError, NativeError,
                       OutputValidationError, RequestCancelled, RequestTimeout, ToolCallError,
@@ -35,6 +37,7 @@ from ._handlers import TaskStart, TaskSupport
 from ._native import configure, load_library
 from ._schema import schema_of
 from ._server import Server
+from ._subscription import Subscription
 
 __version__ = "0.1.0"
 

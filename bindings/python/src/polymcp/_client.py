@@ -3,9 +3,10 @@
 
 The Go client does the protocol: negotiation, transports, paging, input
 rounds, tasks, output-schema checks, timeouts and cancellation. This file
-turns its callbacks, which arrive on Go threads, into futures and handler
-calls on the event loop the client was entered on (``call_soon_threadsafe``
-is the only thing a callback does besides copying its bytes).
+turns its callbacks, which arrive on Go threads (_client_bridge.py), into
+futures and handler calls on the event loop the client was entered on
+(``call_soon_threadsafe`` is the only thing a callback does besides
+copying its bytes).
 
     async with polymcp.Client(["python", "server.py"]) as client:
         tools = await client.list_tools()
@@ -14,31 +15,37 @@ is the only thing a callback does besides copying its bytes).
 An HTTP server that asks for OAuth 2.1 (a 401) is authorized by the Go
 client too when ``auth="oauth"`` or ``auth=polymcp.OAuth(...)`` is given:
 discovery, registration, PKCE, the code exchange, refresh and step-up are
-its; this file only shows the user the authorization URL (the library's
-``oauth/authorize`` question).
+its; _client_oauth.py only shows the user the authorization URL (the
+library's ``oauth/authorize`` question).
+
+Also here: _client_types.py (the handlers' types), _client_results.py
+(CallToolResult, errors, the answers to the server's questions) and
+_subscription.py (``Client.listen``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import inspect
 import itertools
 import json
 import logging
 import sys
-import webbrowser
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
-from ._errors import (ClientClosed, ClientError, McpError, NativeError, OutputValidationError,
-                      RequestCancelled, RequestTimeout, ToolCallError, TransportError,
+from ._client_bridge import _Request, _Target
+from ._client_oauth import Auth, OAuth, authorize
+from ._client_results import (CallToolResult, _elicitation_result, _error, _is_wrapper, _object,
+                              _roots_result, _sampling_result)
+from ._client_types import (JSON, ElicitationHandler, LoggingLevel, LogHandler, MessageHandler,
+                            OAuthAuthorizeHandler, ProgressHandler, Roots, SamplingHandler)
+from ._errors import (ClientClosed, ClientError, McpError, NativeError, ToolCallError,
                       error_message)
 from ._jsonable import to_jsonable
-from ._native import (E_CANCELLED, E_CLOSED, E_INVALID, E_IO, E_OUTPUT, E_RPC, E_TIMEOUT,
-                      E_UNKNOWN_CALL, OK, Library, library)
+from ._native import E_CLOSED, E_INVALID, E_UNKNOWN_CALL, OK, Library, library
+from ._subscription import Subscription
 
 if TYPE_CHECKING:
     from ._serve import NativeServer
@@ -60,226 +67,12 @@ __all__ = [
 
 log = logging.getLogger("polymcp.client")
 
-JSON = dict[str, Any]
-
-#: ``sampling/createMessage``: gets the request's params, returns a
-#: CreateMessageResult dict, or a str (a text answer), sync or async.
-SamplingHandler = Callable[[JSON], Union[str, JSON, Awaitable[Union[str, JSON]]]]
-#: ``elicitation/create``: gets the request's params (``message``,
-#: ``requestedSchema``, ...), returns an ElicitResult dict (with
-#: ``action``), or the content to accept, or None to decline; sync or async.
-ElicitationHandler = Callable[[JSON], Union[JSON, None, Awaitable[Union[JSON, None]]]]
-#: ``roots/list``: a list of roots (URIs, paths or Root dicts), or a
-#: function returning one, sync or async.
-RootItem = Union[str, Path, JSON]
-Roots = Union[Sequence[RootItem], Callable[[], Union[Sequence[RootItem],
-                                                     Awaitable[Sequence[RootItem]]]]]
-#: ``notifications/message``: gets its params (``level``, ``logger``, ``data``).
-LogHandler = Callable[[JSON], Union[None, Awaitable[None]]]
-#: Every notification of the server: (method, params).
-MessageHandler = Callable[[str, JSON], Union[None, Awaitable[None]]]
-#: A request's notifications/progress: (progress, total, message).
-ProgressHandler = Callable[[float, Union[float, None], Union[str, None]],
-                           Union[None, Awaitable[None]]]
-
-#: ``OAuth.on_authorize``: gets the authorization URL to show the user (in
-#: place of opening the system browser), sync or async. With a
-#: ``redirect_url`` it returns the URL the browser came back to (the
-#: redirect with ``code`` and ``state``); without one the browser comes back
-#: to the library's own loopback listener and what it returns is ignored.
-#: Raising refuses the authorization: the connection fails.
-OAuthAuthorizeHandler = Callable[[str], Union[str, None, Awaitable[Union[str, None]]]]
-
 #: How long close() waits for the library's on_closed.
 CLOSE_WAIT_S = 10.0
-#: The model name given to a sampling answer made from a plain str.
-SAMPLING_MODEL = "polymcp-client"
 
 _LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,
                "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
                "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
-
-LoggingLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert",
-                       "emergency"]
-
-
-@dataclass
-class CallToolResult:
-    """A tools/call result. ``content`` holds the protocol's content items
-    (dicts with ``type``, ``text``, ``data``, ...), ``structured_content``
-    the ``structuredContent`` object, ``raw`` the whole result as received."""
-
-    content: list[JSON] = field(default_factory=list)
-    structured_content: Any = None
-    is_error: bool = False
-    meta: JSON | None = None
-    raw: JSON = field(default_factory=dict, repr=False)
-    #: The listed outputSchema wraps a non-object return in {"result": ...}.
-    wrapped: bool = field(default=False, repr=False)
-
-    @property
-    def data(self) -> Any:
-        """The structured result: ``structuredContent``, unwrapped from
-        ``{"result": x}`` when the tool's listed outputSchema is that
-        wrapper (a polymcp or FastMCP tool returning a non-object); None
-        when the result has no structured content."""
-        sc = self.structured_content
-        if self.wrapped and isinstance(sc, dict) and set(sc) == {"result"}:
-            return sc["result"]
-        return sc
-
-    @property
-    def text(self) -> str:
-        """The text of the result's text items, joined by newlines."""
-        return "\n".join(str(c.get("text", "")) for c in self.content if c.get("type") == "text")
-
-    @classmethod
-    def from_json(cls, raw: JSON, wrapped: bool = False) -> CallToolResult:
-        content = raw.get("content")
-        meta = raw.get("_meta")
-        return cls(content=list(content) if isinstance(content, list) else [],
-                   structured_content=raw.get("structuredContent"),
-                   is_error=bool(raw.get("isError", False)),
-                   meta=meta if isinstance(meta, dict) else None, raw=raw, wrapped=wrapped)
-
-
-@dataclass(frozen=True, kw_only=True)
-class OAuth:
-    """OAuth 2.1 for an HTTP server that asks for it (answers 401), done by
-    the Go client: ``polymcp.Client(url, auth=polymcp.OAuth(...))``;
-    ``auth="oauth"`` is ``OAuth()``. A server that asks for nothing is
-    connected to as without it.
-
-    The client registers as, in this order: ``client_id`` (and
-    ``client_secret`` for a confidential client), registered in advance
-    with the authorization server ``issuer`` (any when None); else the
-    Client ID Metadata Document at ``client_metadata_url``, when the
-    authorization server supports those; else by dynamic registration, as
-    ``client_name`` (default "polymcp").
-
-    ``grant="authorization_code"`` (the default) asks the user: the
-    authorization URL is opened with ``webbrowser.open`` (and printed to
-    stderr), or given to ``on_authorize(url)`` when set. Without
-    ``redirect_url`` the browser comes back to a loopback listener of the
-    library's own (http://127.0.0.1:<port>/callback). With one (a redirect
-    URI of the application's, registered with the authorization server)
-    ``on_authorize`` is required and returns the URL the browser came back
-    to. ``grant="client_credentials"`` (machine clients) needs
-    ``client_id`` and asks nobody.
-    """
-
-    client_id: str | None = None
-    client_secret: str | None = None
-    issuer: str | None = None
-    client_metadata_url: str | None = None
-    client_name: str | None = None
-    redirect_url: str | None = None
-    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
-    on_authorize: OAuthAuthorizeHandler | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.grant not in ("authorization_code", "client_credentials"):
-            raise ValueError(f"polymcp.OAuth: grant {self.grant!r} is not \"authorization_code\" "
-                             "or \"client_credentials\"")
-        if self.grant == "client_credentials" and not self.client_id:
-            raise ValueError("polymcp.OAuth: the client_credentials grant needs client_id")
-        if (self.client_secret or self.issuer) and not self.client_id:
-            raise ValueError("polymcp.OAuth: client_secret and issuer go with client_id")
-        if self.redirect_url and self.grant == "authorization_code" and self.on_authorize is None:
-            raise ValueError("polymcp.OAuth: with a redirect_url, on_authorize(url) must return "
-                             "the URL the browser came back to (without one, the library's "
-                             "loopback listener catches it)")
-        if self.on_authorize is not None and not callable(self.on_authorize):
-            raise TypeError("polymcp.OAuth: on_authorize is a function of the URL")
-
-    def options(self) -> JSON:
-        """The library's "oauth" option."""
-        opts: JSON = {}
-        for name in ("client_id", "client_secret", "issuer", "client_metadata_url",
-                     "client_name", "redirect_url"):
-            value = getattr(self, name)
-            if value:
-                opts[name] = str(value)
-        if self.grant != "authorization_code":
-            opts["grant"] = self.grant
-        return opts
-
-    def __repr__(self) -> str:
-        shown = {k: v for k, v in self.options().items() if k != "client_secret"}
-        if self.client_secret:
-            shown["client_secret"] = "***"
-        if self.on_authorize is not None:
-            shown["on_authorize"] = getattr(self.on_authorize, "__qualname__", "...")
-        return "OAuth(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
-
-
-#: What ``Client(auth=...)`` takes.
-Auth = Union[OAuth, Literal["oauth"], str]
-
-
-class _Request:
-    __slots__ = ("future", "progress")
-
-    def __init__(self, future: asyncio.Future[JSON], progress: ProgressHandler | None) -> None:
-        self.future = future
-        self.progress = progress
-
-
-class _Target:
-    """The library's callbacks for one connection. Runs on Go threads: it
-    copies nothing more than _native did and posts to the client's loop.
-
-    Callbacks queue (a deque: appends are atomic) and the loop is woken
-    only when no drain is scheduled yet, so calls in flight that end
-    together cost one wake-up (call_soon_threadsafe writes to the loop's
-    self-pipe) and one loop iteration, not one each. Order is kept."""
-
-    __slots__ = ("client", "loop", "queue", "scheduled")
-
-    def __init__(self, client: Client, loop: asyncio.AbstractEventLoop) -> None:
-        self.client = client
-        self.loop = loop
-        self.queue: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = \
-            collections.deque()
-        self.scheduled = False
-
-    def _post(self, fn: Callable[..., None], *args: Any) -> None:
-        self.queue.append((fn, args))
-        if self.scheduled:
-            return  # the drain scheduled will see it: it clears the flag before popping
-        self.scheduled = True
-        try:
-            self.loop.call_soon_threadsafe(self._drain)
-        except RuntimeError:
-            pass  # the loop is closed: nobody is left to tell
-
-    def _drain(self) -> None:
-        self.scheduled = False
-        queue = self.queue
-        while queue:
-            fn, args = queue.popleft()
-            try:
-                fn(*args)
-            except Exception:  # noqa: BLE001 - the others still run
-                log.exception("polymcp.Client: %r failed", fn)
-
-    def on_response(self, tag: int, rc: int, data: bytes) -> None:
-        self._post(self.client._on_response, tag, rc, data)
-
-    def on_notification(self, method: str, params: bytes) -> None:
-        self._post(self.client._on_notification, method, params)
-
-    def on_progress(self, tag: int, params: bytes) -> None:
-        self._post(self.client._on_progress, tag, params)
-
-    def on_question(self, question: int, method: str, params: bytes) -> None:
-        self._post(self.client._on_question, question, method, params)
-
-    def on_question_cancel(self, question: int) -> None:
-        self._post(self.client._on_question_cancel, question)
-
-    def on_closed(self, rc: int, message: str) -> None:
-        self._post(self.client._on_closed, self, rc, message)
 
 
 class Client:
@@ -600,7 +393,7 @@ class Client:
             # Not cancelled with the question: in the loopback mode the
             # question ends as soon as the browser came back, which may be
             # before the handler (the browser) returns. close() cancels it.
-            self._keep(asyncio.ensure_future(self._authorize(question, self.oauth, params)))
+            self._keep(asyncio.ensure_future(authorize(self, question, self.oauth, params)))
             return
         try:
             if method == "sampling/createMessage" and self.sampling_handler is not None:
@@ -636,37 +429,6 @@ class Client:
         task = asyncio.ensure_future(wait(outcome))
         self._questions[question] = task
         self._keep(task)
-
-    async def _authorize(self, question: int, oauth: OAuth, params: JSON) -> None:
-        """Answers oauth/authorize: shows the user the URL (on_authorize, or
-        the system browser) and, with a redirect_url, hands back where the
-        browser came back to. An exception refuses."""
-        url = str(params.get("url") or "")
-        try:
-            if not url:
-                raise ValueError("oauth/authorize without a url")
-            if oauth.on_authorize is None:
-                print(f"polymcp.Client: authorize this client in your browser: {url}",
-                      file=sys.stderr, flush=True)
-                await asyncio.to_thread(webbrowser.open, url)
-                value: Any = None
-            else:
-                value = oauth.on_authorize(url)
-                if inspect.isawaitable(value):
-                    value = await value
-        except asyncio.CancelledError:
-            raise
-        except BaseException as err:  # noqa: BLE001 - answered as the refusal
-            self._fail_question(question, err)
-            return
-        if not oauth.redirect_url:
-            self._answer(question, None, lambda _: {})
-        elif isinstance(value, str) and value:
-            self._answer(question, value, lambda v: {"redirectUrl": v})
-        else:
-            self._fail_question(question, TypeError(
-                f"OAuth.on_authorize returns the URL the browser came back to (the redirect to "
-                f"{oauth.redirect_url} with code and state), not {value!r}"))
 
     def _answer(self, question: int, value: Any, finish: Callable[[Any], JSON]) -> None:
         if self._questions.pop(question, 0) == 0:
@@ -914,154 +676,6 @@ class Client:
             self._server
         return f"Client({target!r}, {self._state})"
 
-
-#: What a subscription's filter key covers: the notification's method.
-_LIST_CHANGED = {"notifications/tools/list_changed": "toolsListChanged",
-                 "notifications/prompts/list_changed": "promptsListChanged",
-                 "notifications/resources/list_changed": "resourcesListChanged"}
-#: The legacy revisions: the capability that makes a server send it unasked.
-_LEGACY_CAPABILITY = {"toolsListChanged": "tools", "promptsListChanged": "prompts",
-                      "resourcesListChanged": "resources"}
-
-
-class Subscription:
-    """An open ``Client.listen``: ``async with`` it, or ``await`` it and
-    ``close()`` it. ``honoured`` is what the server agreed to send, with the
-    protocol's keys (``toolsListChanged``, ``promptsListChanged``,
-    ``resourcesListChanged``, ``resourceSubscriptions``); iterating gives
-    the (method, params) of the notifications it covers, until it ends."""
-
-    def __init__(self, client: Client, wanted: JSON, timeout: float | None,
-                 max_queued: int) -> None:
-        self.client = client
-        self.requested = wanted
-        self.honoured: JSON = {}
-        self._timeout = timeout
-        self._queue: collections.deque[tuple[str, JSON]] = collections.deque(maxlen=max(1, max_queued))
-        self._ready = asyncio.Event()
-        self._tag = 0
-        self._legacy_uris: list[str] = []
-        self._state: Literal["new", "opening", "open", "closed"] = "new"
-
-    @property
-    def active(self) -> bool:
-        return self._state == "open"
-
-    async def open(self) -> Subscription:
-        if self._state != "new":
-            raise RuntimeError(f"this subscription is already {self._state}")
-        client = self.client
-        self._state = "opening"
-        try:
-            if client._modern():
-                self._tag, ack = await client._request(
-                    "subscriptions/listen", {"notifications": self.requested}, self._timeout,
-                    None, None)
-                honoured = ack.get("notifications")
-                self.honoured = honoured if isinstance(honoured, dict) else {}
-            else:
-                await self._open_legacy()
-        except BaseException:
-            self._state = "closed"
-            raise
-        if client._state != "open":  # the connection ended meanwhile
-            self._state = "closed"
-            raise ClientClosed(E_CLOSED, f"polymcp.Client is not connected ({client._state})")
-        self._state = "open"
-        client._subscriptions.add(self)
-        return self
-
-    async def _open_legacy(self) -> None:
-        caps = self.client.capabilities
-        honoured: JSON = {}
-        for key, cap in _LEGACY_CAPABILITY.items():
-            entry = caps.get(cap)
-            if self.requested.get(key) and isinstance(entry, dict) and entry.get("listChanged"):
-                honoured[key] = True
-        uris = list(self.requested.get("resourceSubscriptions", []))
-        resources = caps.get("resources")
-        if uris and isinstance(resources, dict) and resources.get("subscribe"):
-            try:
-                for uri in uris:
-                    await self.client.request("resources/subscribe", {"uri": uri},
-                                              timeout=self._timeout)
-                    self._legacy_uris.append(uri)
-            except BaseException:
-                await self._unsubscribe_legacy()
-                raise
-            honoured["resourceSubscriptions"] = uris
-        self.honoured = honoured
-
-    async def _unsubscribe_legacy(self) -> None:
-        uris, self._legacy_uris = self._legacy_uris, []
-        for uri in uris:
-            if not self.client.is_connected():
-                return
-            try:
-                await self.client.request("resources/unsubscribe", {"uri": uri},
-                                          timeout=self._timeout)
-            except (ClientError, McpError) as err:
-                log.debug("polymcp.Client: resources/unsubscribe %s: %s", uri, err)
-
-    async def close(self) -> None:
-        """Ends the subscription (polymcp_client_cancel of its request on
-        2026-07-28, resources/unsubscribe before). Idempotent."""
-        if self._state != "open":
-            self._state = "closed"
-            return
-        self._end()
-        client = self.client
-        if self._tag:
-            tag, self._tag = self._tag, 0
-            if client._lib is not None and client._handle and client._state == "open":
-                client._lib.client_cancel(client._handle, tag)  # E_UNKNOWN_CALL: already over
-        else:
-            await self._unsubscribe_legacy()
-
-    def _end(self) -> None:
-        self._state = "closed"
-        self.client._subscriptions.discard(self)
-        self._ready.set()
-
-    def covers(self, method: str, params: JSON) -> bool:
-        """Whether the notification is one this subscription was honoured for."""
-        key = _LIST_CHANGED.get(method)
-        if key is not None:
-            return bool(self.honoured.get(key))
-        if method == "notifications/resources/updated":
-            uris = self.honoured.get("resourceSubscriptions")
-            return isinstance(uris, list) and params.get("uri") in uris
-        return False
-
-    def _offer(self, method: str, params: JSON) -> None:
-        if self._state == "open" and self.covers(method, params):
-            self._queue.append((method, params))
-            self._ready.set()
-
-    def __aiter__(self) -> Subscription:
-        return self
-
-    async def __anext__(self) -> tuple[str, JSON]:
-        while not self._queue:
-            if self._state == "closed":
-                raise StopAsyncIteration
-            self._ready.clear()
-            await self._ready.wait()
-        return self._queue.popleft()
-
-    def __await__(self) -> Generator[Any, None, Subscription]:
-        return self.open().__await__()
-
-    async def __aenter__(self) -> Subscription:
-        return await self.open()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    def __repr__(self) -> str:
-        return f"Subscription({self.honoured or self.requested!r}, {self._state})"
-
-
 # ---- helpers ---------------------------------------------------------------------
 
 def _ms(seconds: float) -> int:
@@ -1093,62 +707,6 @@ def _plain_check(value: Any) -> Any:
 _encode = json.JSONEncoder(default=_plain_check, allow_nan=False).encode
 
 
-def _object(data: bytes) -> JSON:
-    try:
-        value = json.loads(data) if data else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _is_wrapper(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    props = schema.get("properties")
-    return isinstance(props, dict) and set(props) == {"result"} and \
-        schema.get("required") == ["result"]
-
-
-def _error(rc: int, data: bytes) -> Exception:
-    body = _object(data)
-    message = str(body.get("message") or f"polymcp client error {rc}")
-    if rc == E_RPC:
-        code = body.get("code")
-        return McpError(code if isinstance(code, int) and not isinstance(code, bool) else -32603,
-                        message, body.get("data"))
-    if rc == E_OUTPUT:
-        return OutputValidationError(rc, message, body.get("data"))
-    kinds: dict[int, type[ClientError]] = {E_TIMEOUT: RequestTimeout, E_CLOSED: ClientClosed,
-                                           E_IO: TransportError, E_CANCELLED: RequestCancelled}
-    return kinds.get(rc, ClientError)(rc, message)
-
-
-def _sampling_result(value: Any) -> JSON:
-    if isinstance(value, str):
-        return {"role": "assistant", "content": {"type": "text", "text": value},
-                "model": SAMPLING_MODEL, "stopReason": "endTurn"}
-    to_json = getattr(value, "to_json", None)
-    if callable(to_json):  # a polymcp content item: the answer's content
-        return {"role": "assistant", "content": to_json(), "model": SAMPLING_MODEL,
-                "stopReason": "endTurn"}
-    out = to_jsonable(value)
-    if not isinstance(out, dict):
-        raise TypeError(f"a sampling handler returns a str or a CreateMessageResult dict, "
-                        f"not {type(value).__name__}")
-    return out
-
-
-def _elicitation_result(value: Any) -> JSON:
-    if value is None:
-        return {"action": "decline"}
-    out = to_jsonable(value)
-    if not isinstance(out, dict):
-        raise TypeError(f"an elicitation handler returns a dict (an ElicitResult, or the content "
-                        f"to accept) or None, not {type(value).__name__}")
-    if out.get("action") in ("accept", "decline", "cancel"):
-        return out
-    return {"action": "accept", "content": out}
-
 
 #: The handler each capability that asks the client questions needs.
 _HANDLED_CAPABILITIES = (("sampling", "sampling_handler"), ("elicitation", "elicitation_handler"),
@@ -1170,19 +728,6 @@ def _capabilities(capabilities: Mapping[str, Any], **handlers: object) -> JSON:
     assert isinstance(out, dict)
     return out
 
-
-def _roots_result(value: Any) -> JSON:
-    roots: list[JSON] = []
-    for item in value or []:
-        if isinstance(item, Path) or isinstance(item, str) and "://" not in item:
-            roots.append({"uri": Path(item).resolve().as_uri()})
-        elif isinstance(item, str):
-            roots.append({"uri": item})
-        elif isinstance(item, Mapping):
-            roots.append(dict(item))
-        else:
-            raise TypeError(f"a root is a URI, a path or a Root dict, not {type(item).__name__}")
-    return {"roots": roots}
 
 
 def _log_server_message(params: JSON) -> None:

@@ -186,7 +186,7 @@ func Request(h uint64, method string, params, opts []byte, tag uint64) error {
 		cancel(nil)
 		return err
 	}
-	go c.run(ctx, r, tag, method, params, &o)
+	workers.run(func() { c.run(ctx, r, tag, method, params, &o) })
 	return nil
 }
 

@@ -170,6 +170,20 @@ func Dial(endpoint string, o *ClientOptions) (*ClientConn, error) {
 	return c, nil
 }
 
+// The default client's connections to the server. Each request in flight
+// holds one (its reply may be a long stream), so the idle ones kept must
+// cover the requests a busy client has in flight at once: net/http's
+// default of 2 closed the rest after each wave of concurrent calls and
+// dialed them again. The cap queues requests beyond it rather than open
+// connections a server refuses (polymcp's Listener allows 1,024).
+const (
+	// DefaultMaxConnsPerHost bounds the default client's connections to
+	// the server; a request beyond waits for one to be free.
+	DefaultMaxConnsPerHost = 256
+	// defaultMaxIdlePerHost is how many idle connections it keeps.
+	defaultMaxIdlePerHost = 64
+)
+
 // newHTTPClient bounds connecting (dial, TLS) but not the exchange: a
 // JSON answer's headers come only with the answer, and streams are long.
 func newHTTPClient() *http.Client {
@@ -180,6 +194,8 @@ func newHTTPClient() *http.Client {
 		TLSHandshakeTimeout:   10 * time.Second,
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
+		MaxConnsPerHost:       DefaultMaxConnsPerHost,
+		MaxIdleConnsPerHost:   defaultMaxIdlePerHost,
 	}}
 }
 

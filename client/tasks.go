@@ -8,6 +8,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/spec"
+	"github.com/polymcp/polymcp/transport"
 )
 
 // Polling bounds of a task (the server suggests pollIntervalMs).
@@ -50,7 +51,7 @@ func (c *Client) awaitTask(ctx context.Context, handle []byte) ([]byte, error) {
 				return nil, c.cancelTask(t.TaskID, err)
 			}
 		default:
-			if err := sleepCtx(ctx, pollOf(t.PollIntervalMs)); err != nil {
+			if err := transport.Wait(ctx, pollOf(t.PollIntervalMs)); err != nil {
 				return nil, c.cancelTask(t.TaskID, err)
 			}
 		}
@@ -113,15 +114,4 @@ func pollOf(ms int64) time.Duration {
 		return defaultTaskPoll
 	}
 	return min(max(time.Duration(ms)*time.Millisecond, minTaskPoll), maxTaskPoll)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // ClientConn is a client's side of one connection to a server (a spawned
@@ -51,3 +52,17 @@ func (e *RequestError) Unwrap() error { return e.Err }
 // refused because its legacy session is gone (Streamable HTTP's 404): the
 // client initializes a new session and sends the request again.
 var ErrSessionExpired = errors.New("transport: session expired")
+
+// Wait waits d, or until ctx ends, and then returns ctx's cause: the pause
+// of a client's retries and polls (a reply stream's resumption, a task's
+// next tasks/get).
+func Wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

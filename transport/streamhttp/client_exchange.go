@@ -15,6 +15,7 @@ import (
 
 	"github.com/polymcp/polymcp/core/jsonrpc"
 	"github.com/polymcp/polymcp/core/protocol"
+	"github.com/polymcp/polymcp/transport"
 	"github.com/polymcp/polymcp/transport/sse"
 )
 
@@ -194,7 +195,7 @@ func noAnswer(err error) error {
 func (c *ClientConn) resume(x *call, cur *sse.Cursor) error {
 	var last error
 	for misses := 0; misses < maxReconnects; {
-		if err := sleep(x.ctx, delayOf(cur)); err != nil {
+		if err := transport.Wait(x.ctx, delayOf(cur)); err != nil {
 			return err
 		}
 		resp, err := c.openGet(x.ctx, x.sess, cur.LastID)
@@ -284,7 +285,7 @@ func (c *ClientConn) listen(ctx context.Context, s session, opened chan struct{}
 		default:
 			misses++
 		}
-		if sleep(ctx, delayOf(cur)) != nil {
+		if transport.Wait(ctx, delayOf(cur)) != nil {
 			return
 		}
 	}
@@ -377,17 +378,6 @@ func delayOf(cur *sse.Cursor) time.Duration {
 		return cur.Retry
 	}
 	return defaultRetry
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }
 
 // registry knows which params member Mcp-Name mirrors, per revision.

@@ -34,7 +34,7 @@ type ClientCallbacks interface {
 }
 
 // Client is one polymcp_client_t: a client.Client being connected, then
-// serving the host's requests, each on a goroutine of its own.
+// serving the host's requests, each on a worker of its own.
 type Client struct {
 	handle uint64
 	cb     ClientCallbacks
@@ -149,16 +149,21 @@ func (c *Client) begin(tag uint64, cancel context.CancelCauseFunc) (*request, er
 
 // respond sends tag's on_response, once, and forgets the tag.
 func (c *Client) respond(tag uint64, r *request, result []byte, err error) {
-	r.done.Store(true)
-	c.mu.Lock()
-	delete(c.pending, tag)
-	c.mu.Unlock()
+	c.forget(tag, r)
 	if err != nil {
 		code, body := errorBody(err)
 		c.cb.OnResponse(tag, code, body)
 		return
 	}
 	c.cb.OnResponse(tag, OK, result)
+}
+
+// forget ends the request of tag: its progress stops and the tag is free.
+func (c *Client) forget(tag uint64, r *request) {
+	r.done.Store(true)
+	c.mu.Lock()
+	delete(c.pending, tag)
+	c.mu.Unlock()
 }
 
 // Request starts one request of the host's (polymcp_client_request).
@@ -290,10 +295,16 @@ func (c *Client) shutdown(rc Code, msg string) {
 
 // notify passes a server notification on, unless on_closed has been sent.
 func (c *Client) notify(method string, params []byte) {
+	c.unlessClosed(func() { c.cb.OnNotification(method, params) })
+}
+
+// unlessClosed runs a callback of the server's making (a notification, a
+// request's progress) unless on_closed has been sent.
+func (c *Client) unlessClosed(callback func()) {
 	c.cbMu.RLock()
 	defer c.cbMu.RUnlock()
 	if !c.cbDone {
-		c.cb.OnNotification(method, params)
+		callback()
 	}
 }
 

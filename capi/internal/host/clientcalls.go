@@ -77,6 +77,8 @@ func (c *Client) send(ctx context.Context, method string, params []byte, opts []
 	return conn.Request(ctx, method, p, opts...)
 }
 
+// rawMeta is a _meta object's members as the client's Meta, kept raw so
+// that numbers keep every digit.
 func rawMeta(members map[string]json.RawMessage) spec.Meta {
 	meta := make(spec.Meta, len(members))
 	for k, v := range members {
@@ -160,10 +162,7 @@ func (c *Client) listen(ctx context.Context, r *request, tag uint64, params []by
 	case <-sub.Done():
 	}
 	sub.Close()
-	r.done.Store(true)
-	c.mu.Lock()
-	delete(c.pending, tag)
-	c.mu.Unlock()
+	c.forget(tag, r)
 }
 
 // progress passes a request's progress on, without its token (the tag
@@ -177,11 +176,7 @@ func (c *Client) progress(tag uint64, p spec.ProgressParams) {
 	if err != nil {
 		return
 	}
-	c.cbMu.RLock()
-	defer c.cbMu.RUnlock()
-	if !c.cbDone {
-		c.cb.OnProgress(tag, body)
-	}
+	c.unlessClosed(func() { c.cb.OnProgress(tag, body) })
 }
 
 func (c *Client) notifyJSON(method string, params any) {
@@ -223,22 +218,21 @@ func ask[R any](ctx context.Context, c *Client, method string, params any) (*R, 
 	}}
 	h := questions.add(q)
 	c.cb.OnQuestion(h, method, body)
+	var a questionAnswer
 	select {
-	case a := <-q.answer:
-		if a.err != nil {
-			return nil, a.err
-		}
-		return a.result.(*R), nil
+	case a = <-q.answer:
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-c.ctx.Done():
 		err = client.ErrClosed
 	}
-	if questions.remove(h) {
-		c.cb.OnQuestionCancel(h)
-		return nil, err
+	if err != nil {
+		if questions.remove(h) {
+			c.cb.OnQuestionCancel(h)
+			return nil, err
+		}
+		a = <-q.answer // answered as it ended: the answer won
 	}
-	a := <-q.answer // answered as it ended: the answer won
 	if a.err != nil {
 		return nil, a.err
 	}

@@ -186,14 +186,9 @@ func (o *RequestConfig) callOptions(c *Client, tag uint64, r *request) []client.
 		opts = append(opts, client.WithTimeout(millis(o.TimeoutMs)))
 	}
 	if len(o.Meta) > 0 {
-		// Kept raw, so that numbers keep every digit.
 		var members map[string]json.RawMessage
 		if json.Unmarshal(o.Meta, &members) == nil {
-			meta := make(spec.Meta, len(members))
-			for k, v := range members {
-				meta[k] = v
-			}
-			opts = append(opts, client.WithMeta(meta))
+			opts = append(opts, client.WithMeta(rawMeta(members)))
 		}
 	}
 	if o.Progress {

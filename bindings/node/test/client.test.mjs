@@ -220,23 +220,16 @@ describe("Client against the everything server", () => {
     }
   });
 
-  it("makes 200 calls at once", async () => {
-    const client = track(new Client(info));
-    await client.connect(httpEverything());
-    const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => client.callTool({ name: "echo", arguments: { text: `m${i}` } })),
-    );
-    results.forEach((r, i) => assert.equal(text(r), `m${i}`));
-  });
-
-  it("makes 200 calls at once over stdio", async () => {
-    const client = track(new Client(info));
-    await client.connect(stdioEverything());
-    const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => client.callTool({ name: "echo", arguments: { text: `s${i}` } })),
-    );
-    results.forEach((r, i) => assert.equal(text(r), `s${i}`));
-  });
+  for (const [transport, target] of [["HTTP", httpEverything], ["stdio", stdioEverything]]) {
+    it(`makes 200 calls at once over ${transport}`, async () => {
+      const client = track(new Client(info));
+      await client.connect(target());
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => client.callTool({ name: "echo", arguments: { text: `m${i}` } })),
+      );
+      results.forEach((r, i) => assert.equal(text(r), `m${i}`));
+    });
+  }
 
   it("receives log messages and list_changed notifications", async () => {
     const logs = [];

@@ -94,17 +94,9 @@ func BenchmarkClientCallEcho(b *testing.B) {
 			for i := range text {
 				text[i] = 'a' + byte(i%26)
 			}
-			server := newFakeHost(func(call uint64, _ uint32, _ uint64, _ []byte) {
+			_, s := toolServer(b, func(call uint64, _ uint32, _ uint64, _ []byte) {
 				_ = CompleteText(call, text)
 			})
-			s, err := NewServer(nil, server)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer func() { _ = Free(s); <-server.closed }()
-			if err := AddTool(s, []byte(echoTool), 7); err != nil {
-				b.Fatal(err)
-			}
 			h := quietClientHost{responses: make(chan Code, 1)}
 			c, err := Connect([]byte(`{"server":`+strconv.FormatUint(s, 10)+`}`), h, 0)
 			if err != nil {

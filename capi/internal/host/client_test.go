@@ -101,12 +101,19 @@ func (h *clientHost) next(t *testing.T) response {
 // options, checks the connect's answer and closes the client at the end.
 func connectTo(t *testing.T, h *clientHost, s uint64, extra string) uint64 {
 	t.Helper()
+	c := connected(t, h, s, extra)
+	t.Cleanup(func() { closeClient(t, h, c) })
+	return c
+}
+
+// connected is connectTo for a test that ends the client itself.
+func connected(t *testing.T, h *clientHost, s uint64, extra string) uint64 {
+	t.Helper()
 	c, err := Connect([]byte(fmt.Sprintf(`{"server":%d%s}`, s, extra)), h, 1)
 	require.NoError(t, err)
 	r := h.next(t)
 	require.Equal(t, OK, r.rc, r.body)
 	require.Equal(t, uint64(1), r.tag)
-	t.Cleanup(func() { closeClient(t, h, c) })
 	return c
 }
 
@@ -142,7 +149,7 @@ func echoServer(t *testing.T) (*fakeHost, uint64) {
 
 // toolServer is a host server whose echo tool onCall answers, freed at
 // the test's end.
-func toolServer(t *testing.T, onCall func(call uint64, kind uint32, tag uint64, params []byte)) (*fakeHost, uint64) {
+func toolServer(t testing.TB, onCall func(call uint64, kind uint32, tag uint64, params []byte)) (*fakeHost, uint64) {
 	h := newFakeHost(onCall)
 	s, err := NewServer(nil, h)
 	require.NoError(t, err)
@@ -230,9 +237,7 @@ func TestClientRefusesBadInput(t *testing.T) {
 func TestClientCancelAndClose(t *testing.T) {
 	server, s := echoServer(t)
 	h := newClientHost()
-	c, err := Connect([]byte(fmt.Sprintf(`{"server":%d}`, s)), h, 1)
-	require.NoError(t, err)
-	require.Equal(t, OK, h.next(t).rc)
+	c := connected(t, h, s, "")
 
 	require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"hold"}}`), nil, 2))
 	waitFor(t, "the call reaches the server", func() bool { return server.count("call") == 1 })
@@ -412,9 +417,7 @@ func TestClientListen(t *testing.T) {
 func TestClientOfAClosedServer(t *testing.T) {
 	server, s := echoServer(t)
 	h := newClientHost()
-	c, err := Connect([]byte(fmt.Sprintf(`{"server":%d}`, s)), h, 1)
-	require.NoError(t, err)
-	require.Equal(t, OK, h.next(t).rc)
+	c := connected(t, h, s, "")
 	require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"hold"}}`), nil, 2))
 	waitFor(t, "the call reaches the server", func() bool { return server.count("call") == 1 })
 	require.NoError(t, Close(s))

@@ -801,7 +801,8 @@ int polymcp_client_connect(const char *options_json, size_t len, const polymcp_c
  * one the client writes.
  * opts_json (borrowed, may be empty): {"timeout_ms": n, "progress": true
  * (on_progress gets its notifications), "meta": {...} (added to
- * params._meta)}. POLYMCP_E_CLOSED once the client is closing. Any thread.
+ * params._meta)}; the typed calls above other than tools/call take
+ * timeout_ms only. POLYMCP_E_CLOSED once the client is closing. Any thread.
  */
 int polymcp_client_request(polymcp_client_t c, const char *method, size_t mlen, const char *params_json,
                            size_t plen, const char *opts_json, size_t olen, uint64_t tag);

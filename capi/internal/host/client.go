@@ -213,7 +213,7 @@ func (c *Client) run(ctx context.Context, r *request, tag uint64, method string,
 		c.listen(ctx, r, tag, params)
 		return
 	}
-	result, err := c.send(ctx, method, params, o.callOptions(c, tag, r))
+	result, err := c.send(ctx, method, params, millis(o.TimeoutMs), o.callOptions(c, tag, r))
 	if err != nil {
 		err = causeOf(ctx, err)
 	}

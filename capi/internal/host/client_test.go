@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -456,4 +458,43 @@ func TestClientCapabilities(t *testing.T) {
 	quiet.answers = false
 	_, err := Connect([]byte(fmt.Sprintf(`{"server":%d,"capabilities":{"sampling":{"tools":{}}}}`, s)), quiet, 1)
 	assert.Equal(t, EInvalid, CodeOf(err), "a declared capability needs on_question")
+}
+
+// timeout_ms bounds the typed calls that take no call options too (ping
+// here), against a legacy server that never answers one.
+func TestClientTimeoutOfTypedCalls(t *testing.T) {
+	quit := make(chan struct{}) // closed before srv.Close, which waits for handlers
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&msg))
+		switch msg.Method {
+		case "initialize":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},`+
+				`"serverInfo":{"name":"mute","version":"1"}}}`, msg.ID)
+		case "ping": // never answered
+			select {
+			case <-r.Context().Done():
+			case <-quit:
+			}
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer srv.Close()
+	defer close(quit)
+	h := newClientHost()
+	c, err := Connect([]byte(`{"url":"`+srv.URL+`","revision":"2025-11-25"}`), h, 1)
+	require.NoError(t, err)
+	require.Equal(t, OK, h.next(t).rc)
+	require.NoError(t, Request(c, "ping", nil, []byte(`{"timeout_ms":50}`), 2))
+	assert.Equal(t, ETimeout, h.next(t).rc)
+	closeClient(t, h, c)
 }

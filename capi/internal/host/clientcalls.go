@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 	"unicode"
 
 	"github.com/polymcp/polymcp/client"
@@ -24,8 +25,9 @@ func checkParams(params []byte) error {
 }
 
 // send runs one request on the connection. A few methods go through the
-// client's typed calls, which do more than send (see polymcp.h).
-func (c *Client) send(ctx context.Context, method string, params []byte, opts []client.CallOption) ([]byte, error) {
+// client's typed calls, which do more than send (see polymcp.h); those that
+// take no CallOptions get the request's timeout through their context.
+func (c *Client) send(ctx context.Context, method string, params []byte, timeout time.Duration, opts []client.CallOption) ([]byte, error) {
 	var members map[string]json.RawMessage
 	if len(bytes.TrimSpace(params)) > 0 {
 		// Checked and split once (the values stay raw, pointing into
@@ -45,30 +47,37 @@ func (c *Client) send(ctx context.Context, method string, params []byte, opts []
 	}
 	conn := c.conn
 	_, cursor := members["cursor"]
-	switch {
-	case method == "tools/call":
+	if method == "tools/call" {
 		return callTool(ctx, conn, members, opts)
+	}
+	typedCtx := ctx // the typed calls below take no CallOptions
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		typedCtx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	switch {
 	case method == "notifications/roots/list_changed":
-		return []byte("{}"), conn.RootsChanged(ctx)
+		return []byte("{}"), conn.RootsChanged(typedCtx)
 	case method == "ping":
-		return []byte("{}"), conn.Ping(ctx)
+		return []byte("{}"), conn.Ping(typedCtx)
 	case method == "logging/setLevel":
 		var level spec.LoggingLevel
 		if json.Unmarshal(members["level"], &level) != nil {
 			return nil, errorf(EInvalid, "logging/setLevel params need a level")
 		}
-		return []byte("{}"), conn.SetLogLevel(ctx, level)
+		return []byte("{}"), conn.SetLogLevel(typedCtx, level)
 	case method == "resources/subscribe" || method == "resources/unsubscribe":
 		var uri string
 		if json.Unmarshal(members["uri"], &uri) != nil || uri == "" {
 			return nil, errorf(EInvalid, "%s params need a uri", method)
 		}
 		if method == "resources/subscribe" {
-			return []byte("{}"), conn.Subscribe(ctx, uri)
+			return []byte("{}"), conn.Subscribe(typedCtx, uri)
 		}
-		return []byte("{}"), conn.Unsubscribe(ctx, uri)
+		return []byte("{}"), conn.Unsubscribe(typedCtx, uri)
 	case !cursor && listAll[method] != nil:
-		return listAll[method](ctx, conn)
+		return listAll[method](typedCtx, conn)
 	}
 	var p any
 	if members != nil {

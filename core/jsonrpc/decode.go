@@ -137,12 +137,67 @@ type paramLocator struct {
 }
 
 func (p *paramLocator) note(data []byte, name, val span) {
-	for i, n := range ParamNames {
-		if p.vals[i].end == 0 && textIs(data[name.start:name.end], name.esc, n) {
-			p.vals[i] = val
-			return
+	var buf [maxKnownName]byte
+	if i := paramIndex(knownName(data[name.start:name.end], name.esc, &buf)); i >= 0 && p.vals[i].end == 0 {
+		p.vals[i] = val
+	}
+}
+
+// paramIndex returns the index in ParamNames of the name b, or -1. Every
+// member of every params object is looked up: a switch on the length and
+// one comparison cost a fifth of a loop over the names.
+func paramIndex(b []byte) int {
+	switch len(b) {
+	case len("_meta"):
+		if string(b) == "_meta" {
+			return ParamMeta
+		}
+	case len("name"):
+		if string(b) == "name" {
+			return ParamName
+		}
+	case len("arguments"):
+		if string(b) == "arguments" {
+			return ParamArguments
+		}
+	case len("requestState"):
+		if string(b) == "requestState" {
+			return ParamRequestState
+		}
+	case len("inputResponses"):
+		if string(b) == "inputResponses" {
+			return ParamInputResponses
 		}
 	}
+	return -1
+}
+
+// envelopeIndex is paramIndex for envelopeNames.
+func envelopeIndex(b []byte) int {
+	switch len(b) {
+	case len("id"):
+		if string(b) == "id" {
+			return int(memID)
+		}
+	case len("error"):
+		if string(b) == "error" {
+			return int(memError)
+		}
+	case len("method"): // "params", "result"
+		switch string(b) {
+		case "method":
+			return int(memMethod)
+		case "params":
+			return int(memParams)
+		case "result":
+			return int(memResult)
+		}
+	case len("jsonrpc"):
+		if string(b) == "jsonrpc" {
+			return int(memJSONRPC)
+		}
+	}
+	return -1
 }
 
 func (e *envelope) has(m member) bool { return e.seen&(1<<m) != 0 }
@@ -174,10 +229,12 @@ func (s *scanner) object(depth int, e *envelope, p *paramLocator) *Error {
 			}
 			p.note(s.data, name, span{start: start, end: s.pos})
 		} else {
-			if err := s.member(name, e); err != nil {
+			var buf [maxKnownName]byte
+			m := envelopeIndex(knownName(s.data[name.start:name.end], name.esc, &buf))
+			if err := s.member(m, e); err != nil {
 				return err
 			}
-			e.note(s.data, name, span{start: start, end: s.pos})
+			e.note(s.data, name, m, span{start: start, end: s.pos})
 		}
 		i := skipWS(s.data, s.pos)
 		switch {
@@ -192,13 +249,12 @@ func (s *scanner) object(depth int, e *envelope, p *paramLocator) *Error {
 	}
 }
 
-// member scans the value at s.pos of the envelope's member name: the
-// first params object member by member, for its locator; any other value
-// whole.
-func (s *scanner) member(name span, e *envelope) *Error {
+// member scans the value at s.pos of the envelope's member m (an index
+// into envelopeNames, or -1): the first params object member by member, for
+// its locator; any other value whole.
+func (s *scanner) member(m int, e *envelope) *Error {
 	const depth = 1
-	if e.params.located || e.has(memParams) || s.pos >= len(s.data) || s.data[s.pos] != '{' ||
-		!textIs(s.data[name.start:name.end], name.esc, "params") {
+	if m != int(memParams) || e.params.located || e.has(memParams) || s.pos >= len(s.data) || s.data[s.pos] != '{' {
 		return s.value(depth)
 	}
 	if depth >= s.lim.MaxDepth { // as value(depth) checks any '{' it opens
@@ -213,8 +269,9 @@ func (s *scanner) envelope(e *envelope) *Error {
 	return s.object(1, e, nil)
 }
 
-func (e *envelope) note(data []byte, name, val span) {
-	m := lookupName(data, name, envelopeNames)
+// note records the envelope member named name, at index m of
+// envelopeNames (-1 for another name), whose value is val.
+func (e *envelope) note(data []byte, name span, m int, val span) {
 	if m < 0 {
 		if e.dup == "" && e.names.add(data, name) {
 			e.dup = nameString(data, name)

@@ -35,6 +35,8 @@ func TestDecodeValid(t *testing.T) {
 		{"negative zero id", req(`-0`, ""), KindRequest, IntID(0), "tools/call", "", ""},
 		{"max int64 id", req(`9223372036854775807`, ""), KindRequest, IntID(9223372036854775807), "tools/call", "", ""},
 		{"min int64 id", req(`-9223372036854775808`, ""), KindRequest, IntID(-9223372036854775808), "tools/call", "", ""},
+		{"18-digit id", req(`-999999999999999999`, ""), KindRequest, IntID(-999999999999999999), "tools/call", "", ""},
+		{"19-digit id", req(`1000000000000000000`, ""), KindRequest, IntID(1000000000000000000), "tools/call", "", ""},
 		{"empty string id", req(`""`, ""), KindRequest, StringID(""), "tools/call", "", ""},
 		{"id at MaxIDBytes", req(`"`+long+`"`, ""), KindRequest, StringID(long), "tools/call", "", ""},
 		{"escaped id at MaxIDBytes", req(`"`+strings.Repeat(`\u0078`, DefaultMaxIDBytes)+`"`, ""), KindRequest, StringID(long), "tools/call", "", ""},
@@ -333,6 +335,9 @@ func TestDecodeLocatesParams(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"m","params":{"_meta":{},"requestState":"s","inputResponses":{"k":{}}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}`,
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":1},"params":{"name":2}}`,
+		// The longest name, every byte escaped: 84 raw bytes.
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"` +
+			`\u0069\u006e\u0070\u0075\u0074\u0052\u0065\u0073\u0070\u006f\u006e\u0073\u0065\u0073":{}}}`,
 	}
 	for _, in := range inputs {
 		for _, depth := range []int{1, 2, 3, 0} {
@@ -358,4 +363,27 @@ func TestDecodeLocatesParams(t *testing.T) {
 	assert.Equal(t, `{"text":"x"}`, at(ParamArguments))
 	assert.Equal(t, `{"progressToken":1}`, at(ParamMeta))
 	assert.Zero(t, spans[ParamRequestState].End)
+
+	msg, err = Decode([]byte(inputs[len(inputs)-1]), Limits{})
+	require.Nil(t, err)
+	spans, ok = msg.LocatedParams()
+	require.True(t, ok)
+	assert.Equal(t, `{}`, at(ParamInputResponses))
+}
+
+// The switches of paramIndex and envelopeIndex must agree with the name
+// tables the rest of the package reads.
+func TestNameIndexesMatchTables(t *testing.T) {
+	for i, n := range ParamNames {
+		assert.Equal(t, i, paramIndex([]byte(n)), n)
+		assert.Equal(t, -1, envelopeIndex([]byte(n)), n)
+	}
+	for i, n := range envelopeNames {
+		assert.Equal(t, i, envelopeIndex([]byte(n)), n)
+		assert.Equal(t, -1, paramIndex([]byte(n)), n)
+	}
+	for _, n := range []string{"", "i", "Id", "names", "argument", "params ", "_Meta"} {
+		assert.Equal(t, -1, paramIndex([]byte(n)), n)
+		assert.Equal(t, -1, envelopeIndex([]byte(n)), n)
+	}
 }

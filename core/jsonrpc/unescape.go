@@ -116,19 +116,33 @@ func textIs(raw []byte, esc bool, want string) bool {
 }
 
 // maxKnownName bounds the raw length of an escaped name that can unescape to
-// one of the short member names Decode looks up (an escape spends at most 6
-// bytes on one byte of output).
-const maxKnownName = 6 * len("message")
+// one of the member names Decode looks up, the longest of which is
+// "inputResponses" (an escape spends at most 6 bytes on one byte of output).
+const maxKnownName = 6 * len("inputResponses")
+
+// knownName returns raw, the text of a member name, unescaped into buf
+// when it has escapes (esc), or nil when it is then too long to be one of
+// the names Decode looks up.
+func knownName(raw []byte, esc bool, buf *[maxKnownName]byte) []byte {
+	if esc { // out of line, so that this inlines: names seldom have escapes
+		return unescapedName(raw, buf)
+	}
+	return raw
+}
+
+func unescapedName(raw []byte, buf *[maxKnownName]byte) []byte {
+	if len(raw) > maxKnownName {
+		return nil
+	}
+	return appendUnescaped(buf[:0], raw)
+}
 
 // lookupName returns the index of the name sp in names, or -1.
 func lookupName(data []byte, sp span, names []string) int {
-	raw := data[sp.start:sp.end]
-	if sp.esc {
-		if len(raw) > maxKnownName {
-			return -1
-		}
-		var buf [maxKnownName]byte
-		raw = appendUnescaped(buf[:0], raw)
+	var buf [maxKnownName]byte
+	raw := knownName(data[sp.start:sp.end], sp.esc, &buf)
+	if raw == nil {
+		return -1
 	}
 	for i, n := range names {
 		if string(raw) == n {
@@ -153,6 +167,9 @@ func stringValue(raw []byte) (body []byte, esc, ok bool) {
 	return body, bytes.IndexByte(body, '\\') >= 0, true
 }
 
+// maxSafeDigits is the most decimal digits that always fit int64.
+const maxSafeDigits = 18
+
 // parseInt parses a validated number literal that must be an integer fitting
 // int64; a fraction or an exponent makes it invalid even when its value is
 // integral, as JSON-RPC ids and error codes are integers on the wire.
@@ -163,6 +180,20 @@ func parseInt(raw []byte) (n int64, ok bool) {
 	}
 	if len(raw) == 0 {
 		return 0, false
+	}
+	if len(raw) <= maxSafeDigits { // cannot overflow: no division per digit
+		var u uint64
+		for _, c := range raw {
+			d := uint64(c - '0')
+			if d > 9 {
+				return 0, false
+			}
+			u = u*10 + d
+		}
+		if neg {
+			return -int64(u), true
+		}
+		return int64(u), true
 	}
 	limit := uint64(math.MaxInt64)
 	if neg {

@@ -18,7 +18,7 @@ func downgradeContent(rev string, r spec.Result) {
 		v.Content = downgradeBlocks(rev, v.Content)
 	case *spec.GetPromptResult:
 		for i := range v.Messages {
-			if b, ok := downgradeBlock(rev, v.Messages[i].Content); ok {
+			if b, ok := downgradeBlock(rev, &v.Messages[i].Content); ok {
 				// Copy before writing: the handler may reuse its messages.
 				msgs := append([]spec.PromptMessage(nil), v.Messages...)
 				msgs[i].Content = b
@@ -31,8 +31,8 @@ func downgradeContent(rev string, r spec.Result) {
 // downgradeBlocks returns blocks, or a rewritten copy when any is too new.
 func downgradeBlocks(rev string, blocks []spec.Content) []spec.Content {
 	var out []spec.Content
-	for i, c := range blocks {
-		b, ok := downgradeBlock(rev, c)
+	for i := range blocks {
+		b, ok := downgradeBlock(rev, &blocks[i])
 		if !ok {
 			continue
 		}
@@ -47,8 +47,10 @@ func downgradeBlocks(rev string, blocks []spec.Content) []spec.Content {
 	return out
 }
 
-// downgradeBlock rewrites c when rev predates its type.
-func downgradeBlock(rev string, c spec.Content) (spec.Content, bool) {
+// downgradeBlock rewrites c when rev predates its type. c is a pointer: a
+// block is some twenty words, and copying each one in and out cost more
+// than the rest of shaping a small tool result.
+func downgradeBlock(rev string, c *spec.Content) (spec.Content, bool) {
 	switch {
 	case c.Type == spec.ContentAudio && rev < spec.Rev20250326:
 		res := spec.BlobResource("data:"+c.MimeType+";base64,", c.MimeType, c.Data)
@@ -64,7 +66,7 @@ func downgradeBlock(rev string, c spec.Content) (spec.Content, bool) {
 		}
 		return spec.Content{Type: spec.ContentText, Text: &text, Annotations: c.Annotations, Meta: c.Meta}, true
 	}
-	return c, false
+	return spec.Content{}, false
 }
 
 // downgradeMetadata drops the members a revision predates from the results

@@ -59,6 +59,10 @@ type Dialect interface {
 type legacy struct {
 	rev string
 	cat *Catalogue
+	// downgrades: the revision predates a content block type or a member
+	// that results may hold (see downgrade.go); from 2025-06-18 on there
+	// is nothing to rewrite.
+	downgrades bool
 }
 
 func (d *legacy) Revision() string      { return d.rev }
@@ -71,8 +75,10 @@ func (d *legacy) Batches() bool         { return d.rev == spec.Rev20250326 }
 func (d *legacy) Shape(r spec.Result, s Shaping) {
 	b := r.Base()
 	b.ResultType, b.TTLMs, b.CacheScope = "", nil, ""
-	downgradeContent(d.rev, r)
-	downgradeMetadata(d.rev, r)
+	if d.downgrades {
+		downgradeContent(d.rev, r)
+		downgradeMetadata(d.rev, r)
+	}
 }
 
 func (d *legacy) ResourceNotFound(uri string) *jsonrpc.Error {

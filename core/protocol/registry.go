@@ -33,7 +33,7 @@ func NewRegistry(revisions ...string) (*Registry, error) {
 			r.byRev[rev] = &modern{rev: rev, cat: cat}
 			r.modern = append(r.modern, rev)
 		} else {
-			r.byRev[rev] = &legacy{rev: rev, cat: cat}
+			r.byRev[rev] = &legacy{rev: rev, cat: cat, downgrades: rev < spec.Rev20250618}
 			r.legacy = append(r.legacy, rev)
 		}
 	}

@@ -63,6 +63,12 @@ type Config struct {
 	// MaxAuthorizations bounds the authorizations (and step-ups) one
 	// request may trigger.
 	MaxAuthorizations int
+	// Store keeps the client registration and tokens beyond the
+	// Transport, under the URL of the first request it sends (the MCP
+	// server's): a Transport with the same Store starts with them. A
+	// Store that fails to load or save fails the request. nil: they last
+	// as long as the Transport.
+	Store Store
 }
 
 func (c *Config) redirectURL() string {

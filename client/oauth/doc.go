@@ -16,7 +16,10 @@
 // RFC 9207, and sends the request again with the bearer token. A 403
 // insufficient_scope asks for the union of the scopes held and challenged.
 // Client registrations and tokens are kept per issuer and never presented
-// to another authorization server.
+// to another authorization server. They last as long as the Transport,
+// unless Config.Store keeps them: with a FileStore, the next process to
+// connect to the server starts with the stored token, refreshes it when
+// the server refuses it, and asks the user again only when that fails.
 //
 // Config.Authorize is where the user consents: a real application opens
 // authURL in a browser and returns the URL its redirect endpoint received.

@@ -36,7 +36,7 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, c challenge,
 		return err
 	}
 	t.save(issuer, g)
-	return nil
+	return t.persist(ctx)
 }
 
 // obtain runs the configured grant.
@@ -53,26 +53,35 @@ func (t *Transport) obtain(ctx context.Context, issuer string, g grant) (*token,
 
 // refresh renews the rejected token with its refresh token; false when
 // there is none or the server refused it, and a full authorization is due.
-func (t *Transport) refresh(ctx context.Context, rejected string) bool {
+// A grant restored from the Store has no server metadata yet: refreshing
+// it discovers the issuer's first.
+func (t *Transport) refresh(ctx context.Context, rejected string) (bool, error) {
 	t.flow.Lock()
 	defer t.flow.Unlock()
 	if t.renewed(rejected) {
-		return true
+		return true, nil
 	}
 	issuer, g := t.current()
 	if g.token == nil || g.token.refresh == "" {
-		return false
+		return false, nil
+	}
+	if g.meta == nil {
+		m, err := t.discoverServer(ctx, issuer)
+		if err != nil {
+			return false, nil
+		}
+		g.meta = m
 	}
 	tok, err := t.requestToken(ctx, g.meta, g.client, refreshForm(g.token.refresh, g.resource))
 	if err != nil {
-		return false
+		return false, nil
 	}
 	if tok.refresh == "" { // RFC 6749 §6: the old one stays valid
 		tok.refresh = g.token.refresh
 	}
 	g.token = tok
 	t.save(issuer, g)
-	return true
+	return true, t.persist(ctx)
 }
 
 // scopes applies the spec's scope selection: the challenge's scope, else

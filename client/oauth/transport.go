@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // Transport is an http.RoundTripper that authorizes the requests it sends
@@ -15,7 +16,12 @@ type Transport struct {
 	Base   http.RoundTripper
 	Config Config
 
-	flow   sync.Mutex       // one authorization or refresh at a time
+	flow sync.Mutex // one authorization, refresh or restore at a time
+	// storeKey is the key of the server's grant in Config.Store, set by
+	// the first request (restore) under flow; restored says it was.
+	storeKey string
+	restored atomic.Bool
+
 	mu     sync.Mutex       // guards what follows
 	grants map[string]grant // by issuer: credentials never cross servers
 	issuer string           // whose grant is in use
@@ -38,6 +44,12 @@ type grant struct {
 // request whose body cannot be replayed (no GetBody) is not retried.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	if !t.restored.Load() {
+		if err := t.restore(ctx, req.URL); err != nil {
+			return nil, err
+		}
+		t.restored.Store(true)
+	}
 	refreshed := false
 	for n, replay := 0, false; ; replay = true {
 		sent := t.accessToken()
@@ -50,9 +62,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		discard(resp)
+		if !c.stepUp && !refreshed {
+			ok, err := t.refresh(ctx, sent)
+			if err != nil {
+				return nil, err
+			}
+			if refreshed = ok; ok {
+				continue
+			}
+		}
 		switch {
-		case !c.stepUp && !refreshed && t.refresh(ctx, sent):
-			refreshed = true
 		case n == t.Config.maxAuthorizations():
 			return nil, fmt.Errorf("%w: %d for one request", ErrTooManyAuthorizations, n)
 		default:

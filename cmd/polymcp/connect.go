@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,6 +33,8 @@ type target struct {
 	// HTTP only: headers for every request, and OAuth.
 	header headers
 	oauth  bool
+	// oauthStore is the file --oauth keeps its tokens in ("" for none).
+	oauthStore string
 	// loopback receives the OAuth redirect; closed by release.
 	loopback *oauth.Loopback
 }
@@ -56,6 +59,7 @@ func (t *target) flags(fs *flag.FlagSet) {
 	fs.StringVar(&t.url, "http", "", "the server's Streamable HTTP URL (or its 2024-11-05 HTTP+SSE stream's)")
 	fs.Var(t.header, "header", `an HTTP header for every request, "Name: value" (repeatable; Authorization, say)`)
 	fs.BoolVar(&t.oauth, "oauth", false, "authorize with OAuth 2.1 when the HTTP server asks: the authorization URL is printed on stderr, to open in a browser")
+	fs.StringVar(&t.oauthStore, "oauth-store", defaultOAuthStore(), `the file where --oauth keeps the tokens it obtains, by server, for the next run ("" keeps none)`)
 	fs.StringVar(&t.revision, "revision", "", "pin a protocol revision (default: negotiate, preferring 2026-07-28)")
 	fs.DurationVar(&t.timeout, "timeout", client.DefaultTimeout, "bound on each request")
 }
@@ -138,8 +142,21 @@ func (t *target) httpOptions() (*streamhttp.ClientOptions, error) {
 	}
 	t.loopback = lb
 	cfg := oauth.Config{ClientName: "polymcp", RedirectURL: lb.RedirectURL(), Authorize: lb.Authorize}
+	if t.oauthStore != "" {
+		cfg.Store = &oauth.FileStore{Path: t.oauthStore}
+	}
 	o.HTTPClient = &http.Client{Transport: &oauth.Transport{Config: cfg}}
 	return o, nil
+}
+
+// defaultOAuthStore is polymcp/oauth.json in the user's cache directory
+// ($XDG_CACHE_HOME, else ~/.cache), or "" when there is none.
+func defaultOAuthStore() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "polymcp", "oauth.json")
 }
 
 // release frees what connect set up besides the client (the OAuth

@@ -36,7 +36,9 @@ Usage:
       each names its server last: --http URL, or -- COMMAND ARGS... (a stdio server);
       --revision REV pins a protocol revision (default: negotiate), --timeout D bounds a request;
       over HTTP, --header "Name: value" (repeatable) goes on every request, and --oauth
-      authorizes with OAuth 2.1 when the server asks (the URL to open is printed on stderr)
+      authorizes with OAuth 2.1 when the server asks (the URL to open is printed on stderr),
+      keeping the tokens for the next run in --oauth-store FILE (default: polymcp/oauth.json
+      in the user's cache directory; "" keeps none)
   polymcp version             print the version and the protocol revisions
   polymcp help                print this text
 `

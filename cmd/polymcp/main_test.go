@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -177,6 +178,7 @@ func TestClientCommands(t *testing.T) {
 // --oauth leaves a server that asks for no authorization as it was.
 func TestClientHeaders(t *testing.T) {
 	bin := binary(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // --oauth's default store
 	srv := everything.New(nil)
 	defer srv.Close()
 	h := srv.HTTPHandler(nil)
@@ -206,4 +208,13 @@ func TestClientHeaders(t *testing.T) {
 	out, err = run("call", "--header", "no colon", "--http", open.URL+"/mcp", "echo")
 	assert.Error(t, err)
 	assert.Contains(t, out, `a header is "Name: value"`)
+
+	// --oauth-store: the token a past run stored goes with the first request.
+	store := filepath.Join(t.TempDir(), "oauth.json")
+	grant := fmt.Sprintf(`{%q: {"version": 1, "grant": "authorization_code", "issuer": "http://127.0.0.1/as",
+		"resource": %[1]q, "client_id": "c", "client_auth": "none", "access_token": "s3cret"}}`, guarded.URL+"/mcp")
+	require.NoError(t, os.WriteFile(store, []byte(grant), 0o600))
+	out, err = run("call", "--oauth", "--oauth-store", store, "--http", guarded.URL+"/mcp", "echo", `{"text":"stored"}`)
+	require.NoError(t, err, out)
+	assert.Equal(t, "stored\n", out)
 }

@@ -120,11 +120,8 @@ func readInfo(raw []byte, info *spec.Implementation) error {
 // admission is the verdict on one request: the dialect it speaks and what
 // its _meta said.
 type admission struct {
-	dialect    protocol.Dialect
-	meta       requestMeta
-	rawMeta    []byte
-	clientCaps *spec.ClientCapabilities
-	clientInfo *spec.Implementation
+	dialect protocol.Dialect
+	meta    requestMeta
 	// logLevel is the minimum severity of notifications/message; -1 = none.
 	logLevel int
 	// params are the members of params the core reads itself.
@@ -183,11 +180,11 @@ func methodNotFound(method string) *jsonrpc.Error {
 // admit decides the request's dialect into a, its call's (zero) admission,
 // and checks it may be served. a's dialect is set even on error when it is
 // known, so the error can be shaped for the revision.
-func (s *Session) admit(msg jsonrpc.Message, a *admission) *jsonrpc.Error {
+func (s *Session) admit(msg *jsonrpc.Message, a *admission, req *router.Request) *jsonrpc.Error {
 	if uint64(len(msg.Params)) >= math.MaxUint32 {
 		return invalidParams("params over 4 GiB") // past what a span holds
 	}
-	a.params = scanParams(&msg)
+	a.params = scanParams(msg)
 	if raw := a.params.Value(msg.Params, paramMeta); len(raw) > 0 {
 		if raw[0] != '{' {
 			return invalidParams("params._meta must be an object")
@@ -198,16 +195,16 @@ func (s *Session) admit(msg jsonrpc.Message, a *admission) *jsonrpc.Error {
 				return invalidParams("%s", jsonrpc.Describe(err, "params._meta"))
 			}
 		}
-		a.rawMeta = raw
+		req.RawMeta = raw
 	}
 	if a.meta.ProtocolVersion != nil || (s.fixed != nil && s.fixed.Era() == protocol.Modern) {
-		return s.admitModern(msg.Method, a)
+		return s.admitModern(msg.Method, a, req)
 	}
-	return s.admitLegacy(msg.Method, a)
+	return s.admitLegacy(msg.Method, a, req)
 }
 
 // admitModern applies the 2026-07-28 per-request rules.
-func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
+func (s *Session) admitModern(method string, a *admission, req *router.Request) *jsonrpc.Error {
 	if a.meta.ProtocolVersion == nil {
 		return invalidParams("params._meta[%q] is required", spec.MetaProtocolVersion)
 	}
@@ -224,15 +221,15 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 	}
 	// The empty object, what most requests carry, is the zero value: no
 	// decoder needed.
-	a.clientCaps = &s.rt.clients.none
+	req.ClientCapabilities = &s.rt.clients.none
 	if raw := a.meta.ClientCapabilities; string(raw) != "{}" {
 		caps, err := s.rt.clients.caps.get(raw, readCaps)
 		if err != nil {
 			return invalidParams("%s", jsonrpc.Describe(err, "params._meta["+strconv.Quote(spec.MetaClientCapabilities)+"]"))
 		}
-		a.clientCaps = caps
+		req.ClientCapabilities = caps
 	}
-	a.clientInfo = a.meta.ClientInfo
+	req.ClientInfo = a.meta.ClientInfo
 	a.logLevel = -1
 	if a.meta.LogLevel != nil {
 		sev, ok := a.meta.LogLevel.Severity()
@@ -241,7 +238,7 @@ func (s *Session) admitModern(method string, a *admission) *jsonrpc.Error {
 		}
 		a.logLevel = sev
 	}
-	return s.checkMethod(d, method, a)
+	return s.checkMethod(d, method, a, req)
 }
 
 func readCaps(raw []byte, caps *spec.ClientCapabilities) error {
@@ -250,7 +247,7 @@ func readCaps(raw []byte, caps *spec.ClientCapabilities) error {
 
 // admitLegacy applies the initialize-era rules: the session's negotiated
 // revision governs every request after initialize.
-func (s *Session) admitLegacy(method string, a *admission) *jsonrpc.Error {
+func (s *Session) admitLegacy(method string, a *admission, req *router.Request) *jsonrpc.Error {
 	st := s.state.Load()
 	switch {
 	case method == "initialize":
@@ -273,8 +270,8 @@ func (s *Session) admitLegacy(method string, a *admission) *jsonrpc.Error {
 		return invalidParams("session not initialized: send initialize first, or put %q in params._meta", spec.MetaProtocolVersion)
 	}
 	a.dialect, a.logLevel = st.dialect, st.logLevel
-	a.clientCaps, a.clientInfo = &st.clientCaps, &st.clientInfo
-	return s.checkMethod(st.dialect, method, a)
+	req.ClientCapabilities, req.ClientInfo = &st.clientCaps, &st.clientInfo
+	return s.checkMethod(st.dialect, method, a, req)
 }
 
 func (s *Session) fixedOrNewestLegacy() protocol.Dialect {
@@ -289,25 +286,25 @@ func (s *Session) fixedOrNewestLegacy() protocol.Dialect {
 // requests and those gated on a capability or extension the server does
 // not offer (-32601), then those of an extension the request's client
 // capabilities do not declare (-32021).
-func (s *Session) checkMethod(d protocol.Dialect, method string, a *admission) *jsonrpc.Error {
+func (s *Session) checkMethod(d protocol.Dialect, method string, a *admission, req *router.Request) *jsonrpc.Error {
 	m, ok := d.Catalogue().Lookup(method)
 	if !ok || m.Kind != protocol.Request || m.Dir&protocol.ClientToServer == 0 || !s.rt.offers(m.ServerCap) ||
 		!s.rt.offersExtension(m.Extension) {
 		return methodNotFound(method)
 	}
-	if m.Extension != "" && !a.declares(m.Extension) {
+	if m.Extension != "" && !declares(req.ClientCapabilities, m.Extension) {
 		return router.MissingExtension(method, m.Extension)
 	}
 	a.inputRequired = m.InputRequired
 	return nil
 }
 
-// declares reports whether the request's client capabilities declare
-// extension ext (an object under extensions).
-func (a *admission) declares(ext string) bool {
-	if a.clientCaps == nil {
+// declares reports whether the request's client capabilities caps
+// declare extension ext (an object under extensions).
+func declares(caps *spec.ClientCapabilities, ext string) bool {
+	if caps == nil {
 		return false
 	}
-	_, ok := a.clientCaps.Extensions[ext].(map[string]any)
+	_, ok := caps.Extensions[ext].(map[string]any)
 	return ok
 }

@@ -92,8 +92,9 @@ func (c *call) param(i int) []byte { return c.adm.params.Value(c.params, i) }
 // admitted sets up what the handler gets from the admission in c.adm.
 func (c *call) admitted() {
 	adm := &c.adm
-	c.req = router.Request{Method: c.method, Revision: adm.dialect.Revision(),
-		ClientInfo: adm.clientInfo, ClientCapabilities: adm.clientCaps, Notifier: c, Deferrer: c, RawMeta: adm.rawMeta}
+	// admit set the client's info and capabilities and the request's meta.
+	c.req.Method, c.req.Revision = c.method, adm.dialect.Revision()
+	c.req.Notifier, c.req.Deferrer = c, c
 	if adm.inputRequired {
 		c.req.Inputs = c
 		if c.modern() && c.method == "tools/call" {

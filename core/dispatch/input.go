@@ -278,7 +278,7 @@ func (c *call) checkInput(q spec.InputRequest) error {
 			return &router.MissingCapabilityError{Method: q.Method, Required: json.RawMessage(`{}`)}
 		}
 	}
-	caps := c.adm.clientCaps
+	caps := c.req.ClientCapabilities
 	if caps == nil {
 		caps = &spec.ClientCapabilities{}
 	}

@@ -54,7 +54,7 @@ func listen(ctx context.Context, c *call) (spec.Result, error) {
 		f.ResourceSubscriptions = nil
 	}
 	if len(f.TaskIDs) > 0 {
-		if rt.offersExtension(spec.ExtensionTasks) && !c.adm.declares(spec.ExtensionTasks) {
+		if rt.offersExtension(spec.ExtensionTasks) && !declares(c.req.ClientCapabilities, spec.ExtensionTasks) {
 			return nil, router.MissingExtension("task notifications", spec.ExtensionTasks)
 		}
 		f.TaskIDs = rt.tasks.known(f.TaskIDs, rt.now())

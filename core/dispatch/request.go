@@ -28,7 +28,7 @@ type method struct {
 // request admits one request and runs its method.
 func (s *Session) request(ctx context.Context, msg jsonrpc.Message, reply transport.Sink) {
 	c := s.newCall(msg, reply)
-	if err := s.admit(msg, &c.adm); err != nil {
+	if err := s.admit(&msg, &c.adm, &c.req); err != nil {
 		s.send(reply, jsonrpc.AppendError(nil, msg.ID, s.rt.wireError(c.adm.dialect, err)))
 		return
 	}

@@ -398,7 +398,7 @@ func (t *task) withdraw(reqs map[string]spec.InputRequest, now time.Time) {
 }
 
 // TasksDeclared implements router.Tasker.
-func (c *call) TasksDeclared() bool { return c.adm.declares(spec.ExtensionTasks) }
+func (c *call) TasksDeclared() bool { return declares(c.req.ClientCapabilities, spec.ExtensionTasks) }
 
 // StartTask implements router.Tasker: the task is stored (so that a
 // tasks/get for it resolves) before the CreateTaskResult is sent, the job

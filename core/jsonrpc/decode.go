@@ -75,30 +75,45 @@ func (l Limits) withDefaults() Limits {
 // set too, for logging). Raw fields of the Message, and the RawJSON data of a
 // decoded error, alias data.
 func Decode(data []byte, lim Limits) (Message, *Error) {
+	var msg Message
+	err := decode(data, lim, &msg)
+	return msg, err
+}
+
+// decode is Decode into msg, which is zero: the message is built in place
+// rather than returned by value through each step (it is some twenty
+// words).
+func decode(data []byte, lim Limits, msg *Message) *Error {
 	s := scanner{data: data, lim: lim.withDefaults()}
 	s.pos = skipWS(data, 0)
 	if s.pos >= len(data) || data[s.pos] != '{' {
 		if err := s.value(0); err != nil {
-			return Message{ID: NullID}, err
+			msg.ID = NullID
+			return err
 		}
 		if err := s.end(); err != nil {
-			return Message{ID: NullID}, err
+			msg.ID = NullID
+			return err
 		}
-		return invalid(NullID, "a message must be a JSON object")
+		return msg.invalid(NullID, "a message must be a JSON object")
 	}
 	var env envelope
 	if err := s.envelope(&env); err != nil {
-		return Message{ID: NullID}, err
+		msg.ID = NullID
+		return err
 	}
 	if err := s.end(); err != nil {
-		return Message{ID: NullID}, err
+		msg.ID = NullID
+		return err
 	}
-	return env.message(data, s.lim)
+	return env.message(data, s.lim, msg)
 }
 
-// invalid returns the Invalid Request answer for a message whose reply id is id.
-func invalid(id ID, format string, args ...any) (Message, *Error) {
-	return Message{ID: id}, Errorf(KindJSONRPC, CodeInvalidRequest, "invalid request: "+format, args...)
+// invalid makes m the Invalid Request answer for a message whose reply id
+// is id.
+func (m *Message) invalid(id ID, format string, args ...any) *Error {
+	*m = Message{ID: id}
+	return Errorf(KindJSONRPC, CodeInvalidRequest, "invalid request: "+format, args...)
 }
 
 // The top-level members Decode knows, in the order of envelopeNames.
@@ -289,8 +304,9 @@ func (e *envelope) note(data []byte, name span, m int, val span) {
 	e.vals[m] = val
 }
 
-// message checks the envelope's members and classifies the message.
-func (e *envelope) message(data []byte, lim Limits) (Message, *Error) {
+// message checks the envelope's members and classifies the message into
+// msg.
+func (e *envelope) message(data []byte, lim Limits, msg *Message) *Error {
 	id, why := ID{}, ""
 	if e.has(memID) {
 		id, why = parseID(e.raw(data, memID), lim)
@@ -300,54 +316,56 @@ func (e *envelope) message(data []byte, lim Limits) (Message, *Error) {
 		if e.dupID {
 			reply = NullID
 		}
-		return invalid(reply, "duplicate member %q", e.dup)
+		return msg.invalid(reply, "duplicate member %q", e.dup)
 	}
 	if !e.has(memJSONRPC) || !isText(e.raw(data, memJSONRPC), "2.0") {
-		return invalid(reply, `"jsonrpc" must be "2.0"`)
+		return msg.invalid(reply, `"jsonrpc" must be "2.0"`)
 	}
 	method, result, fail := e.has(memMethod), e.has(memResult), e.has(memError)
 	switch {
 	case method && (result || fail):
-		return invalid(reply, "a message with a method cannot have a result or an error")
+		return msg.invalid(reply, "a message with a method cannot have a result or an error")
 	case result && fail:
-		return invalid(reply, "a response cannot have both a result and an error")
+		return msg.invalid(reply, "a response cannot have both a result and an error")
 	case why != "":
-		return invalid(NullID, "%s", why)
+		return msg.invalid(NullID, "%s", why)
 	case method:
-		return e.call(data, id)
+		return e.call(data, id, msg)
 	case result:
-		return e.response(data, id)
+		return e.response(data, id, msg)
 	case fail:
-		return e.errorResponse(data, id, lim)
+		return e.errorResponse(data, id, lim, msg)
 	}
-	return invalid(reply, "a message needs a method, a result or an error")
+	return msg.invalid(reply, "a message needs a method, a result or an error")
 }
 
-// call classifies a request (with an id) or a notification (without).
-func (e *envelope) call(data []byte, id ID) (Message, *Error) {
-	msg := Message{Kind: KindNotification, ID: id}
+// call classifies a request (with an id) or a notification (without)
+// into msg.
+func (e *envelope) call(data []byte, id ID, msg *Message) *Error {
+	msg.Kind, msg.ID = KindNotification, id
 	if e.has(memID) {
 		if !id.IsValid() {
-			return invalid(NullID, "a request id must not be null")
+			return msg.invalid(NullID, "a request id must not be null")
 		}
 		msg.Kind = KindRequest
 	}
 	name, ok := methodName(e.raw(data, memMethod))
 	if !ok {
 		// Not even a notification: answer with null, as JSON-RPC 2.0 does.
-		return invalid(msg.ID.orNull(), `"method" must be a non-empty string`)
+		return msg.invalid(id.orNull(), `"method" must be a non-empty string`)
 	}
 	msg.Method = name
 	if !e.has(memParams) {
-		return msg, nil
+		return nil
 	}
 	params := e.raw(data, memParams)
 	if params[0] != '{' {
-		bad := Message{ID: id, Method: name}
-		if msg.Kind == KindNotification {
-			return bad, Errorf(KindJSONRPC, CodeInvalidRequest, `invalid request: "params" must be an object`)
+		kind := msg.Kind
+		*msg = Message{ID: id, Method: name}
+		if kind == KindNotification {
+			return Errorf(KindJSONRPC, CodeInvalidRequest, `invalid request: "params" must be an object`)
 		}
-		return bad, Errorf(KindJSONRPC, CodeInvalidParams, `invalid params: "params" must be an object`)
+		return Errorf(KindJSONRPC, CodeInvalidParams, `invalid params: "params" must be an object`)
 	}
 	msg.Params = params
 	if e.params.located && len(params) < math.MaxUint32 {
@@ -359,25 +377,27 @@ func (e *envelope) call(data []byte, id ID) (Message, *Error) {
 			}
 		}
 	}
-	return msg, nil
+	return nil
 }
 
-func (e *envelope) response(data []byte, id ID) (Message, *Error) {
+func (e *envelope) response(data []byte, id ID, msg *Message) *Error {
 	if !id.IsValid() {
-		return invalid(NullID, "a response id must be a string or an integer")
+		return msg.invalid(NullID, "a response id must be a string or an integer")
 	}
-	return Message{Kind: KindResponse, ID: id, Result: e.raw(data, memResult)}, nil
+	*msg = Message{Kind: KindResponse, ID: id, Result: e.raw(data, memResult)}
+	return nil
 }
 
-func (e *envelope) errorResponse(data []byte, id ID, lim Limits) (Message, *Error) {
+func (e *envelope) errorResponse(data []byte, id ID, lim Limits, msg *Message) *Error {
 	if id.IsAbsent() {
-		return invalid(NullID, `an error response needs an "id" member`)
+		return msg.invalid(NullID, `an error response needs an "id" member`)
 	}
 	obj, why := decodeErrorObject(e.raw(data, memError), lim)
 	if why != "" {
-		return invalid(id.orNull(), "%s", why)
+		return msg.invalid(id.orNull(), "%s", why)
 	}
-	return Message{Kind: KindError, ID: id, Error: obj}, nil
+	*msg = Message{Kind: KindError, ID: id, Error: obj}
+	return nil
 }
 
 func (id ID) orNull() ID {

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -253,8 +254,13 @@ func (s *scanner) name() (span, *Error) {
 	if p != probNone {
 		return span{}, s.fail(p, end)
 	}
+	sp := span{start: i + 1, end: end - 1, esc: esc}
+	if end < len(data) && data[end] == ':' { // compact JSON: no call
+		s.pos = end + 1
+		return sp, nil
+	}
 	s.pos = end
-	return span{start: i + 1, end: end - 1, esc: esc}, s.expect(':')
+	return sp, s.expect(':')
 }
 
 // scanString validates the string whose opening quote is at i. It returns
@@ -265,8 +271,18 @@ func scanString(data []byte, i int) (int, bool, problem) {
 	i++
 	for {
 		// Most string bytes are plain ASCII: skip them up to the first
-		// byte that needs a look.
-		i += plainPrefix(data[i:])
+		// byte that needs a look, a word at a time here (most strings end
+		// within a word or two), then in plainLen.
+		for n := 0; i+8 <= len(data); i, n = i+8, n+1 {
+			if m := special(load64(data, i)); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			if n == 3 {
+				i += 8 + plainLen(data[i+8:])
+				break
+			}
+		}
 		if i >= len(data) {
 			return i, esc, probChar
 		}

@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -140,4 +141,14 @@ func FuzzSSERoundTrip(f *testing.F) {
 		assert.Equal(t, []string{"|" + want}, got)
 		assert.Equal(t, strings.NewReplacer("\r", "", "\n", "").Replace(id), cur.LastID)
 	})
+}
+
+func TestIndexLineBreak(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{{"", -1}, {"abc", -1}, {"\n", 0}, {"\r", 0}, {"ab\ncd\r", 2}, {"ab\rcd\n", 2}, {"ab\r\n", 2}, {"abc\n", 3}} {
+		assert.Equal(t, tc.want, indexLineBreak([]byte(tc.in)), "%q", tc.in)
+		assert.Equal(t, bytes.IndexAny([]byte(tc.in), "\r\n"), indexLineBreak([]byte(tc.in)), "%q", tc.in)
+	}
 }

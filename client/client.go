@@ -231,16 +231,20 @@ func (c *Client) encodeRequest(id int64, method string, params map[string]any, m
 		}
 		params["_meta"] = meta
 	}
-	var raw []byte
+	// One buffer, sized for the raw members: a 64 KiB argument grew the
+	// params through nine reallocations and was copied once more into
+	// the frame.
+	frame := jsonrpc.AppendRequestHead(make([]byte, 0, 256+rawSize(params)), jsonrpc.IntID(id), method)
 	if params != nil {
+		frame = append(frame, `,"params":`...)
 		var err error
 		// Every raw member of params (arguments, inputResponses) is an
 		// output of jsonrpc.Marshal: no need to compact it again.
-		if raw, err = appendMembers(make([]byte, 0, 256), params); err != nil {
+		if frame, err = appendMembers(frame, params); err != nil {
 			return nil, fmt.Errorf("client: %s params: %w", method, err)
 		}
 	}
-	return jsonrpc.AppendRequest(make([]byte, 0, len(raw)+64), jsonrpc.IntID(id), method, raw), nil
+	return append(frame, '}'), nil
 }
 
 // encodeIdentity encodes what every 2026-07-28 request says of the client.

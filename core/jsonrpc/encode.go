@@ -188,11 +188,17 @@ func AppendNotification(dst []byte, method string, params []byte) []byte {
 
 // AppendRequest appends a request; params is left out when nil or empty.
 func AppendRequest(dst []byte, id ID, method string, params []byte) []byte {
+	return appendParams(AppendRequestHead(dst, id, method), params)
+}
+
+// AppendRequestHead appends a request up to its method, for a caller that
+// encodes params in place: `,"params":`, the object and '}' are then its
+// own to append.
+func AppendRequestHead(dst []byte, id ID, method string) []byte {
 	dst = append(dst, envelopeHead+`,"id":`...)
 	dst = AppendID(dst, id)
 	dst = append(dst, `,"method":`...)
-	dst = AppendString(dst, method)
-	return appendParams(dst, params)
+	return AppendString(dst, method)
 }
 
 func appendParams(dst, params []byte) []byte {

@@ -150,3 +150,42 @@ func TestProcess(t *testing.T) {
 		assert.ErrorContains(t, err, "stdio: start /nonexistent/polymcp-server")
 	})
 }
+
+// Messages from many goroutines reach the child whole, one per line, the
+// large ones (written apart from their '\n') as well as the small.
+func TestProcessSendConcurrent(t *testing.T) {
+	p, err := Start(context.Background(), exec.Command("cat"))
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	sizes := []int{10, separateNewline - 1, separateNewline, 100 << 10}
+	const each = 8
+	errs := make(chan error, len(sizes)*each)
+	for i, n := range sizes {
+		for range each {
+			go func() { errs <- p.Send([]byte(strings.Repeat(string(rune('a'+i)), n))) }()
+		}
+	}
+	lines := make(chan string, len(sizes)*each)
+	go func() { // read as they come: a full pipe holds the senders up
+		for range len(sizes) * each {
+			line, err := p.Recv()
+			if err != nil {
+				break
+			}
+			lines <- string(line)
+		}
+		close(lines)
+	}()
+	for range len(sizes) * each {
+		require.NoError(t, <-errs)
+	}
+	got := map[int]int{}
+	for line := range lines {
+		require.NotEmpty(t, line)
+		require.Equal(t, strings.Repeat(line[:1], len(line)), line, "a line mixes messages")
+		got[len(line)]++
+	}
+	for _, n := range sizes {
+		assert.Equal(t, each, got[n], "messages of %d bytes", n)
+	}
+}

@@ -48,6 +48,9 @@ class Server:
         return self.argv + self.http_flags.get(transport, []) + HTTP_ARGS
 
 
+#: The HTTP modes, which --transports http stands for.
+HTTP_MODES = ["http-session", "http-stateless", "http-modern"]
+
 #: What each transport key means, for the report.
 TRANSPORT_LEGEND = {
     "stdio": "newline-delimited JSON-RPC over the child's stdin/stdout",
@@ -346,11 +349,12 @@ def write_report(lang: str, meta: dict[str, Any], best: list[dict[str, Any]], ev
             md.append("not measured (see the notes)")
             continue
         md += load_table(best, servers, g, transports, conc, payloads)
-    md += ["", "## Cold start (median)", "",
-           "Spawn → (HTTP) the port given accepts a connection (\"listening\") → `initialize` answered → the "
-           "first `tools/call` answered, over stdio or the session-shape HTTP client; RSS right after; "
-           "the median of the runs, after one unmeasured run.", ""]
-    md += cold_table(cold)
+    if cold:  # --cold 0 measures none
+        md += ["", "## Cold start (median)", "",
+               "Spawn → (HTTP) the port given accepts a connection (\"listening\") → `initialize` answered → "
+               "the first `tools/call` answered, over stdio or the session-shape HTTP client; RSS right after; "
+               "the median of the runs, after one unmeasured run.", ""]
+        md += cold_table(cold)
     stem.with_suffix(".md").write_text("\n".join(md) + "\n")
     return [stem.with_suffix(".md"), stem.with_suffix(".json")]
 
@@ -367,7 +371,8 @@ def main() -> int:
     ap.add_argument("--node", default="node")
     ap.add_argument("--driver", default=str(BENCH / "bin" / "mcpbench"))
     ap.add_argument("--servers", help="comma-separated subset of the servers")
-    ap.add_argument("--transports", default="stdio,http-session,http-stateless,http-modern")
+    ap.add_argument("--transports", default="stdio," + ",".join(HTTP_MODES),
+                    help="comma-separated; http stands for every HTTP mode")
     ap.add_argument("-c", default="1,16,64")
     ap.add_argument("--payload", default="16,65536")
     ap.add_argument("--warmup", default="1s")
@@ -376,6 +381,7 @@ def main() -> int:
     ap.add_argument("--cold", type=int, default=5, help="cold starts per server and transport (0: none)")
     ap.add_argument("--out", default=str(BENCH / "results"))
     args = ap.parse_args()
+    args.transports = ",".join(m for t in args.transports.split(",") for m in (HTTP_MODES if t == "http" else [t]))
 
     servers = python_servers(args.python) if args.lang == "python" else node_servers(args.node)
     if args.servers:

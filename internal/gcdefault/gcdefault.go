@@ -54,7 +54,8 @@ func Apply() {
 // calls one at a time keep ~1 MiB live but collected every 3 ms at 100,
 // which cost them 15% more CPU than 200. In a host the interpreter does
 // most of a call's work, so the Go side's memory weighs more than in the
-// polymcp command.
+// polymcp command. Past a live heap of 4 MiB the headroom stays within
+// maxHeadroom (the setting falls back to 100 at 8 MiB), churn or not.
 func ApplyScaled() {
 	start(libraryPolicy)
 }
@@ -186,6 +187,9 @@ func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bo
 	}
 	if s.churning {
 		p = Percent
+		if s.policy.churn { // the library's: its headroom stays capped
+			p = headroomCapped(p, s.recent[i])
+		}
 	}
 	if p-s.percent < step && s.percent-p < step {
 		return s.percent, false
@@ -194,9 +198,27 @@ func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bo
 	return p, true
 }
 
-// libraryPercent is the library's setting for a live heap of live bytes.
+// libraryPercent is the library's setting for a live heap of live bytes:
+// rising from floor at knee to Percent, then falling back to floor as the
+// headroom it leaves reaches maxHeadroom.
 func libraryPercent(live uint64) int {
-	return int(min(max(live*floor/knee, floor), Percent))
+	return headroomCapped(int(min(max(live*floor/knee, floor), Percent)), live)
+}
+
+// maxHeadroom bounds the heap the library's collector leaves above the
+// live heap once that exceeds half of it, down to floor: Percent's twice
+// the live heap bought no CPU there, and cost resident memory (through
+// the Node binding over HTTP, 64 KiB calls at C=16 keep 3-7 MiB live, for
+// goals up to 24 MB and a third of the process's peak RSS).
+const maxHeadroom = 8 << 20
+
+// headroomCapped is percent for a live heap of live bytes, lowered (not
+// under floor) so that the headroom stays within maxHeadroom.
+func headroomCapped(percent int, live uint64) int {
+	if live == 0 {
+		return percent
+	}
+	return int(min(uint64(percent), max(maxHeadroom*100/live, floor)))
 }
 
 // commandPercent is the command's setting for a live heap of live bytes:

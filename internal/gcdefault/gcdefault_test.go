@@ -30,7 +30,10 @@ func TestLibraryPercent(t *testing.T) {
 		{knee, floor},
 		{2 << 20, 150},
 		{2 * knee, Percent},
-		{64 << 20, Percent},
+		{maxHeadroom * 100 / Percent, Percent},
+		{6 << 20, 133}, // a headroom of maxHeadroom
+		{maxHeadroom, floor},
+		{64 << 20, floor},
 	} {
 		assert.Equal(t, tc.want, libraryPercent(tc.live), "live %d", tc.live)
 	}
@@ -78,7 +81,8 @@ func repeat(n int, c collection) []collection {
 // Each policy's setting moves to the one holding less memory at once, and
 // to one holding more only once rising collections in a row call for it.
 func TestObserve(t *testing.T) {
-	const small, large = 1 << 20, 32 << 20
+	// mid is a live heap the library gives Percent; large, one it caps.
+	const small, mid, large = 1 << 20, 3 << 20, 32 << 20
 	for _, tc := range []struct {
 		name  string
 		pol   policy
@@ -86,8 +90,8 @@ func TestObserve(t *testing.T) {
 	}{
 		{"library", libraryPolicy, slices.Concat(
 			repeat(rising, collection{small, floor, false, "a small heap"}),
-			repeat(rising-1, collection{large, floor, false, "a burst"}),
-			[]collection{{large, Percent, true, "a large heap that lasted"}, {small, floor, true, "a small one, at once"}},
+			repeat(rising-1, collection{mid, floor, false, "a burst"}),
+			[]collection{{mid, Percent, true, "a larger heap that lasted"}, {small, floor, true, "a small one, at once"}},
 			repeat(rising, collection{knee + knee*(step-1)/100, floor, false, "a move under step"}),
 		)},
 		{"command", commandPolicy, slices.Concat(
@@ -126,6 +130,15 @@ func TestObserveChurn(t *testing.T) {
 	// go back to a setting that would make them churn again.
 	assert.Equal(t, Percent, every(calm-time.Millisecond, 2*rising))
 	assert.Equal(t, floor, every(calm+time.Millisecond, rising), "calm")
+
+	// A large heap that churns keeps its headroom within maxHeadroom.
+	big := &scaler{percent: floor, policy: libraryPolicy}
+	for range 2 * rising {
+		now += churn / 2
+		big.observe(6<<20, now)
+	}
+	assert.True(t, big.churning)
+	assert.Equal(t, 133, big.percent)
 }
 
 // settles waits for the collector's setting to become want, collecting
@@ -156,7 +169,7 @@ func TestApplyScaled(t *testing.T) {
 	require.True(t, Scaling())
 	settles(t, floor) // this test's own heap is small
 
-	kept = make([]byte, 3*knee) // a live heap of three knees
+	kept = make([]byte, 5*knee/2) // a live heap of two and a half knees
 	settles(t, Percent)
 	kept = nil
 	settles(t, floor)

@@ -746,6 +746,12 @@ typedef struct polymcp_client_callbacks {
  *                                    browser came back to}. An error answer
  *                                    refuses. "client_credentials" needs
  *                                    client_id and asks nothing.
+ *                                    "token_store": "path" keeps the
+ *                                    registration and tokens in that file
+ *                                    (mode 0600) for the next connect to
+ *                                    the server, which sends the stored
+ *                                    token, refreshes it when refused and
+ *                                    asks again only when that fails.
  *   "server": <polymcp_server_t>     a server of this process, in memory
  *   "client_info": {"name", "version", "title"?}  default polymcp-client
  *   "revision": "2025-11-25"         pin a revision; default: negotiate

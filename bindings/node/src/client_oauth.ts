@@ -4,6 +4,7 @@
 // browser opened).
 
 import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 import type { Awaitable } from "./client_options";
 import type { Implementation } from "./types";
@@ -48,6 +49,14 @@ export interface OAuthOptions {
    */
   grant?: "authorization_code" | "client_credentials";
   /**
+   * A file (created with mode 0600) where the registration and tokens are
+   * kept, by server URL: the next connection to the server, in this process
+   * or another, sends the stored token, refreshes it when the server refuses
+   * it, and asks the user again only when that fails. Without it they last
+   * as long as the client.
+   */
+  tokenStore?: string | URL;
+  /**
    * Shows the user the authorization URL (the TypeScript SDK's
    * redirectToAuthorization). By default the URL is printed on stderr and
    * the system browser is opened. Resolve to the URL the browser came back to
@@ -84,7 +93,7 @@ function showAuthorization(url: URL): void {
 export function oauthOption(oauth: OAuthOptions | true, clientInfo: Implementation): [{ [key: string]: unknown }, Authorizer | undefined] {
   const o: OAuthOptions = oauth === true ? {} : oauth;
   if (typeof o !== "object" || o === null) {
-    throw new TypeError("polymcp: oauth is true or { clientId?, clientSecret?, issuer?, clientMetadataUrl?, clientName?, redirectUrl?, grant?, onAuthorize? }");
+    throw new TypeError("polymcp: oauth is true or { clientId?, clientSecret?, issuer?, clientMetadataUrl?, clientName?, redirectUrl?, grant?, tokenStore?, onAuthorize? }");
   }
   const grant = o.grant ?? "authorization_code";
   if (grant !== "authorization_code" && grant !== "client_credentials") {
@@ -99,6 +108,13 @@ export function oauthOption(oauth: OAuthOptions | true, clientInfo: Implementati
     throw new TypeError("polymcp: oauth.clientSecret and oauth.issuer belong to a pre-registered client: give its clientId too");
   }
   if (o.clientMetadataUrl !== undefined) json.client_metadata_url = String(o.clientMetadataUrl);
+  if (o.tokenStore !== undefined) {
+    const path = o.tokenStore instanceof URL ? fileURLToPath(o.tokenStore) : o.tokenStore;
+    if (typeof path !== "string" || path === "") {
+      throw new TypeError("polymcp: oauth.tokenStore is the path (or file: URL) of a file");
+    }
+    json.token_store = path;
+  }
   json.client_name = o.clientName ?? clientInfo.title ?? clientInfo.name;
   if (o.onAuthorize !== undefined && typeof o.onAuthorize !== "function") {
     throw new TypeError("polymcp: oauth.onAuthorize is a function");

@@ -5,7 +5,7 @@
 // at once, a token endpoint), all on one node:http listener.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -357,6 +357,38 @@ describe("Client oauth", () => {
     assert.equal(srv.seen.token.length + srv.seen.register.length + srv.seen.authorize.length, 0);
   });
 
+  it("keeps the tokens in tokenStore for the next connection, which asks nothing", async () => {
+    const srv = track(await guardedServer());
+    const dir = mkdtempSync(join(tmpdir(), "polymcp-oauth-"));
+    try {
+      const store = join(dir, "state", "oauth.json");
+      let asked = 0;
+      for (const tokenStore of [store, new URL(`file://${store}`)]) {
+        const client = track(new Client(info));
+        await client.connect({
+          url: srv.url,
+          oauth: {
+            tokenStore,
+            onAuthorize: async (url) => {
+              asked++;
+              await (await fetch(url)).text();
+            },
+          },
+        });
+        assert.equal(text(await client.callTool({ name: "echo", arguments: { text: "kept" } })), "kept");
+        await client.close();
+      }
+      assert.equal(asked, 1, "the second connection used the stored token");
+      assert.equal(srv.seen.register.length, 1);
+      assert.equal(statSync(store).mode & 0o777, 0o600);
+      const stored = JSON.parse(readFileSync(store, "utf8"));
+      assert.deepEqual(Object.keys(stored), [srv.url]);
+      assert.equal(stored[srv.url].access_token, "tok-1");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses options that cannot work before connecting", async () => {
     const cases = [
       [{ grant: "client_credentials" }, /client_credentials grant needs a pre-registered clientId/],
@@ -364,6 +396,7 @@ describe("Client oauth", () => {
       [{ clientSecret: "s" }, /give its clientId too/],
       [{ redirectUrl: "https://app.example/callback" }, /redirectUrl needs an onAuthorize/],
       [{ onAuthorize: "https://example.test" }, /onAuthorize is a function/],
+      [{ tokenStore: "" }, /tokenStore is the path/],
       ["yes", /oauth is true or/],
     ];
     for (const [oauth, message] of cases) {

@@ -375,6 +375,34 @@ def test_redirect_url_without_an_answer(guarded: Guarded) -> None:
     assert guarded.token_requests == []
 
 
+def test_token_store(guarded: Guarded, tmp_path: Path) -> None:
+    """A second client with the token_store of a first sends the stored
+    token from its first request: nobody is asked, nothing registered."""
+    store = tmp_path / "state" / "oauth.json"
+    shown: list[str] = []
+
+    async def on_authorize(url: str) -> None:
+        shown.append(url)
+        await asyncio.to_thread(browse, url)
+
+    async def connect() -> None:
+        oauth = polymcp.OAuth(on_authorize=on_authorize, token_store=store)
+        async with polymcp.Client(guarded.url, auth=oauth) as client:
+            await echo_through(client)
+
+    run(connect())
+    assert len(shown) == 1 and guarded.challenged >= 1
+    challenged = guarded.challenged
+    run(connect())
+    assert len(shown) == 1, "the stored token served the second connection"
+    assert guarded.challenged == challenged
+    assert len(guarded.registrations) == 1 and len(guarded.token_requests) == 1
+    assert store.stat().st_mode & 0o777 == 0o600
+    [(key, grant)] = json.loads(store.read_text()).items()
+    assert key == guarded.url and grant["access_token"] == TOKEN
+    assert grant["client_id"] == "registered"
+
+
 # ---- client_credentials, a bearer token, a server that asks nothing ----------------
 
 def test_client_credentials(guarded: Guarded) -> None:
@@ -432,6 +460,9 @@ def test_options() -> None:
     assert "secret'" not in repr(oauth) and "***" in repr(oauth)
     assert polymcp.OAuth(client_id="m", grant="client_credentials").options() == \
         {"client_id": "m", "grant": "client_credentials"}
+    assert polymcp.OAuth(token_store=Path("/tmp/t.json")).options() == {"token_store": "/tmp/t.json"}
+    with pytest.raises(ValueError, match="token_store"):
+        polymcp.OAuth(token_store="")
     with pytest.raises(ValueError, match="client_id"):
         polymcp.OAuth(grant="client_credentials")
     with pytest.raises(ValueError, match="grant"):

@@ -19,6 +19,9 @@ type OAuthConfig struct {
 	ClientName        string `json:"client_name"`
 	RedirectURL       string `json:"redirect_url"`
 	Grant             string `json:"grant"` // "authorization_code" (default) or "client_credentials"
+	// TokenStore is the file the registration and tokens are kept in
+	// (oauth.FileStore); "" keeps them for the client's life only.
+	TokenStore string `json:"token_store"`
 }
 
 func (o *OAuthConfig) check(answers bool) error {
@@ -60,6 +63,9 @@ type authorization struct {
 // the host only shows the user the URL.
 func (c *Client) oauthTransport(o *OAuthConfig) (*oauth.Transport, error) {
 	cfg := oauth.Config{ClientMetadataURL: o.ClientMetadataURL, ClientName: o.ClientName, RedirectURL: o.RedirectURL}
+	if o.TokenStore != "" {
+		cfg.Store = &oauth.FileStore{Path: o.TokenStore}
+	}
 	if o.ClientID != "" {
 		cfg.Client = &oauth.Credentials{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Issuer: o.Issuer}
 	}

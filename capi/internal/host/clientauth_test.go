@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -142,4 +144,42 @@ func TestClientOAuthRefused(t *testing.T) {
 	quiet.answers = false
 	_, err = Connect([]byte(`{"url":"http://x","oauth":{}}`), quiet, 1)
 	assert.Equal(t, EInvalid, CodeOf(err), "authorization_code needs on_question")
+}
+
+// TestClientOAuthTokenStore: with "token_store", a second connection to
+// the server starts with the token the first stored, and asks nothing.
+func TestClientOAuthTokenStore(t *testing.T) {
+	target := guardedServer(t)
+	store := filepath.Join(t.TempDir(), "oauth.json")
+	asked := 0
+	for range 2 {
+		h := newClientHost()
+		h.onQuestion = func(q uint64, method string, params []byte) {
+			asked++
+			var p authorizeQuestion
+			require.NoError(t, json.Unmarshal(params, &p))
+			require.NoError(t, Answer(q, []byte(`{}`)))
+			go func() {
+				resp, err := http.Get(p.URL)
+				if err == nil {
+					resp.Body.Close()
+				}
+			}()
+		}
+		opts, err := json.Marshal(map[string]any{"url": target, "oauth": map[string]any{"token_store": store}})
+		require.NoError(t, err)
+		c, err := Connect(opts, h, 1)
+		require.NoError(t, err)
+		r := h.next(t)
+		require.Equal(t, OK, r.rc, r.body)
+		require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"kept"}}`), nil, 2))
+		r = h.next(t)
+		require.Equal(t, OK, r.rc, r.body)
+		assert.Contains(t, r.body, `"text":"kept"`)
+		closeClient(t, h, c)
+	}
+	assert.Equal(t, 1, asked, "the second connection used the stored token")
+	info, err := os.Stat(store)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import sys
 import webbrowser
 from dataclasses import dataclass, field
@@ -43,6 +44,12 @@ class OAuth:
     ``on_authorize`` is required and returns the URL the browser came back
     to. ``grant="client_credentials"`` (machine clients) needs
     ``client_id`` and asks nobody.
+
+    ``token_store`` is a file (created with mode 0600) where the client
+    registration and tokens are kept, by server URL: the next connection
+    to the server, in this process or another, sends the stored token,
+    refreshes it when the server refuses it, and asks the user again only
+    when that fails. Without it they last as long as the client.
     """
 
     client_id: str | None = None
@@ -52,6 +59,7 @@ class OAuth:
     client_name: str | None = None
     redirect_url: str | None = None
     grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    token_store: str | os.PathLike[str] | None = None
     on_authorize: OAuthAuthorizeHandler | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -66,6 +74,8 @@ class OAuth:
             raise ValueError("polymcp.OAuth: with a redirect_url, on_authorize(url) must return "
                              "the URL the browser came back to (without one, the library's "
                              "loopback listener catches it)")
+        if self.token_store is not None and not os.fspath(self.token_store):
+            raise ValueError("polymcp.OAuth: token_store is the path of a file")
         if self.on_authorize is not None and not callable(self.on_authorize):
             raise TypeError("polymcp.OAuth: on_authorize is a function of the URL")
 
@@ -79,6 +89,8 @@ class OAuth:
                 opts[name] = str(value)
         if self.grant != "authorization_code":
             opts["grant"] = self.grant
+        if self.token_store is not None:
+            opts["token_store"] = os.fspath(self.token_store)
         return opts
 
     def __repr__(self) -> str:

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/polymcp/polymcp/transport"
 )
@@ -25,8 +27,8 @@ var ErrNoEndpoint = errors.New("sse: the stream did not start with an endpoint e
 // ClientOptions configure a ClientConn; nil and every zero field mean the
 // defaults.
 type ClientOptions struct {
-	// HTTPClient sends the requests; nil: http.DefaultClient's transport,
-	// with no overall timeout (the stream lasts).
+	// HTTPClient sends the requests; nil: one of the conn's own
+	// (NewHTTPClient), whose idle connections Close closes.
 	HTTPClient *http.Client
 	// Header is added to every request (Authorization, say).
 	Header http.Header
@@ -43,6 +45,7 @@ type ClientOptions struct {
 // the stream's first event named.
 type ClientConn struct {
 	client   *http.Client
+	own      bool // client is the conn's: Close closes its idle connections
 	header   http.Header
 	endpoint string
 	log      *slog.Logger
@@ -66,7 +69,7 @@ func Dial(ctx context.Context, streamURL string, o *ClientOptions) (*ClientConn,
 	}
 	c := &ClientConn{client: opts.HTTPClient, header: opts.Header, log: opts.Logger}
 	if c.client == nil {
-		c.client = &http.Client{Transport: http.DefaultTransport}
+		c.client, c.own = NewHTTPClient(), true
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -205,6 +208,40 @@ func (c *ClientConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.stop()
 		c.body.Close()
+		if c.own {
+			c.client.CloseIdleConnections()
+		}
 	})
 	return nil
+}
+
+// The connections to the server of a client NewHTTPClient makes. Each
+// request in flight holds one (its reply may be a long stream), so the
+// idle ones kept must cover the requests a busy client has in flight at
+// once: net/http's default of 2 closed the rest after each wave of
+// concurrent calls and dialed them again. The cap queues requests beyond
+// it rather than open connections a server refuses (polymcp's Listener
+// allows 1,024).
+const (
+	// DefaultMaxConnsPerHost bounds the connections to the server.
+	DefaultMaxConnsPerHost = 256
+	// defaultMaxIdlePerHost is how many idle connections are kept.
+	defaultMaxIdlePerHost = 64
+)
+
+// NewHTTPClient returns the HTTP client an MCP client conn (this
+// package's, or a Streamable HTTP one) makes for itself when given none.
+// It bounds connecting (dial, TLS) but not the exchange: a JSON answer's
+// headers come only with the answer, and streams are long.
+func NewHTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   10 * time.Second,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		MaxConnsPerHost:       DefaultMaxConnsPerHost,
+		MaxIdleConnsPerHost:   defaultMaxIdlePerHost,
+	}}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -158,7 +157,7 @@ func Dial(endpoint string, o *ClientOptions) (*ClientConn, error) {
 		c.header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
 	}
 	if c.client == nil {
-		c.client, c.own = newHTTPClient(), true
+		c.client, c.own = sse.NewHTTPClient(), true
 	}
 	if o.MaxMessageBytes > 0 {
 		c.max = o.MaxMessageBytes
@@ -170,34 +169,10 @@ func Dial(endpoint string, o *ClientOptions) (*ClientConn, error) {
 	return c, nil
 }
 
-// The default client's connections to the server. Each request in flight
-// holds one (its reply may be a long stream), so the idle ones kept must
-// cover the requests a busy client has in flight at once: net/http's
-// default of 2 closed the rest after each wave of concurrent calls and
-// dialed them again. The cap queues requests beyond it rather than open
-// connections a server refuses (polymcp's Listener allows 1,024).
-const (
-	// DefaultMaxConnsPerHost bounds the default client's connections to
-	// the server; a request beyond waits for one to be free.
-	DefaultMaxConnsPerHost = 256
-	// defaultMaxIdlePerHost is how many idle connections it keeps.
-	defaultMaxIdlePerHost = 64
-)
-
-// newHTTPClient bounds connecting (dial, TLS) but not the exchange: a
-// JSON answer's headers come only with the answer, and streams are long.
-func newHTTPClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   10 * time.Second,
-		IdleConnTimeout:       90 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		MaxConnsPerHost:       DefaultMaxConnsPerHost,
-		MaxIdleConnsPerHost:   defaultMaxIdlePerHost,
-	}}
-}
+// DefaultMaxConnsPerHost bounds the connections to the server of the
+// client a conn makes for itself (sse.NewHTTPClient); a request beyond
+// waits for one to be free.
+const DefaultMaxConnsPerHost = sse.DefaultMaxConnsPerHost
 
 // URL returns the endpoint the conn posts to.
 func (c *ClientConn) URL() string { return c.url }

@@ -1,4 +1,4 @@
-package streamhttp
+package sse
 
 import (
 	"net"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The default client keeps the connections of a wave of concurrent
+// NewHTTPClient keeps the connections of a wave of concurrent
 // requests for the next (net/http's default kept 2 and dialed the rest
 // again), and caps them at DefaultMaxConnsPerHost, queueing the requests
 // beyond.
@@ -33,7 +33,7 @@ func TestDefaultClientConnections(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	client := newHTTPClient()
+	client := NewHTTPClient()
 	wave := func(n int) {
 		var wg sync.WaitGroup
 		for range n {

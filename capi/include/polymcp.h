@@ -802,7 +802,12 @@ int polymcp_client_connect(const char *options_json, size_t len, const polymcp_c
  *                    reach on_notification. The tag stays taken while the
  *                    subscription lasts: polymcp_client_cancel(tag) ends it
  *                    (POLYMCP_OK, no further on_response), as does closing
- *                    the client; the server ending it is not reported.
+ *                    the client. When the server ends it (or its stream
+ *                    breaks) while the client stays, on_notification gets
+ *                    "polymcp/subscription_ended" {"tag": tag}, with
+ *                    "code" and "message" when it was not a graceful end,
+ *                    and the tag is free again. Methods beginning with
+ *                    "polymcp/" are the library's own, never a server's.
  * These answer {} when done. A "_meta" in params_json is merged into the
  * one the client writes.
  * opts_json (borrowed, may be empty): {"timeout_ms": n, "progress": true

@@ -67,6 +67,8 @@ interface Pending {
 
 /** The tag of the connect's on_response; requests count from 1. */
 const CONNECT_TAG = 0;
+/** The core's notification that a subscription this side did not end has ended. */
+const SUBSCRIPTION_ENDED = "polymcp/subscription_ended";
 
 /** A list request's params: {} for none (the core then fetches every page). */
 function isSchemaLike(value: unknown): boolean {
@@ -499,6 +501,18 @@ export class Client implements AsyncDisposable {
     try {
       params = (parse(paramsJson) as typeof params | undefined) ?? {};
     } catch {
+      return;
+    }
+    if (method === SUBSCRIPTION_ENDED) {
+      // The server ended a subscription (or its stream broke); the core let go of its tag.
+      const tag = params.tag as number;
+      const sub = this.#subscriptions.get(tag);
+      if (sub !== undefined) {
+        this.#subscriptions.delete(tag);
+        const code = params.code as number | undefined;
+        sub[ended](code ? failure(code, JSON.stringify({ message: params.message })) : undefined);
+        this.#hold();
+      }
       return;
     }
     const { onLog, onNotification } = this.#options;

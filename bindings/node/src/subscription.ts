@@ -54,6 +54,7 @@ export class Subscription implements AsyncDisposable, AsyncIterable<ServerNotifi
   /** What the server agreed to send: its acknowledgement's notifications. */
   readonly honoured: ListenFilter;
   #closed = false;
+  #error: Error | undefined;
   readonly #end: () => void;
   readonly #onNotification: ((n: ServerNotification) => void) | undefined;
   readonly #max: number;
@@ -69,9 +70,14 @@ export class Subscription implements AsyncDisposable, AsyncIterable<ServerNotifi
     this.#max = options.maxBuffered ?? 1024;
   }
 
-  /** Whether the subscription ended (close(), the signal, or the client's close). */
+  /** Whether the subscription ended (close(), the signal, the client's close, or the server's end). */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Why the server's end of the subscription was not graceful (its stream broke, say); undefined otherwise. */
+  get error(): Error | undefined {
+    return this.#error;
   }
 
   /** Ends the subscription: the server is told, and the client lets go of it. */
@@ -133,9 +139,10 @@ export class Subscription implements AsyncDisposable, AsyncIterable<ServerNotifi
     }
   }
 
-  /** @internal Ended: no more notifications; a waiting iteration finishes. */
-  [ended](): void {
+  /** @internal Ended (with why, when the server's end was not graceful): no more notifications; a waiting iteration finishes. */
+  [ended](error?: Error): void {
     this.#closed = true;
+    this.#error ??= error;
     const waiter = this.#waiter;
     this.#waiter = undefined;
     waiter?.({ value: undefined, done: true });

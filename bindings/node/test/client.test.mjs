@@ -768,6 +768,22 @@ describe("Client subscriptions (subscriptions/listen, 2026-07-28)", () => {
     await assert.rejects(client.listen({ toolsListChanged: true }), ConnectionClosedError);
   });
 
+  it("ends when the server ends it, the client staying, with error when its stream broke", async () => {
+    const server = new McpServer({ name: "ending", version: "1" });
+    server.registerTool("echo", { inputSchema: { type: "object", properties: { text: { type: "string" } } } }, ({ text }) => text);
+    const url = await server.listen({ host: "127.0.0.1", port: 0 });
+    const client = track(new Client(info));
+    await client.connect({ url });
+    const sub = await client.listen({ toolsListChanged: true });
+    const waiting = sub[Symbol.asyncIterator]().next();
+    await server.close();
+    assert.deepEqual(await waiting, { value: undefined, done: true });
+    assert.equal(sub.closed, true);
+    // Closing ends it gracefully, or cuts its stream first (E_IO).
+    assert.ok(sub.error === undefined || sub.error instanceof NativeError, `${sub.error}`);
+    await sub.close(); // nothing left to cancel
+  });
+
   it("breaking out of for await closes the subscription", async () => {
     const client = track(new Client(info));
     await client.connect(stdioEverything());

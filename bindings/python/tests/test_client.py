@@ -909,3 +909,34 @@ def test_connect_failure_is_a_transport_error() -> None:
                 pass
 
     run(main())
+
+
+def test_listen_ended_by_the_server() -> None:
+    """The server ending a subscription while the client stays (here the
+    HTTP server closes): its iterator stops, and error says why."""
+    server = polymcp.Server("ending")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        return text
+
+    url = server.start_http()
+
+    async def main() -> None:
+        async with polymcp.Client(url) as client:
+            sub = await client.listen(tools_list_changed=True)
+            waiter = asyncio.ensure_future(sub.__anext__())
+            await asyncio.sleep(0.05)
+            await asyncio.to_thread(server.close)
+            with pytest.raises(StopAsyncIteration):
+                await asyncio.wait_for(waiter, WAIT)
+            assert not sub.active
+            # Closing ends it gracefully, or cuts its stream first (E_IO).
+            assert sub.error is None or isinstance(sub.error, polymcp.TransportError), sub.error
+            assert client.is_connected(), "HTTP: the client itself stays"
+            await sub.close()  # nothing left to cancel
+
+    try:
+        run(main())
+    finally:
+        server.close()

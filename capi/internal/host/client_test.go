@@ -2,16 +2,20 @@ package host
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/polymcp/polymcp/mcp"
 )
 
 // response is one on_response.
@@ -414,6 +418,9 @@ func TestClientListen(t *testing.T) {
 	require.NoError(t, Request(c, "ping", nil, nil, 2))
 	assert.Equal(t, OK, h.next(t).rc)
 	assert.Empty(t, h.responses, "no second on_response for the subscription")
+	for len(h.notes) > 0 {
+		assert.NotContains(t, <-h.notes, SubscriptionEnded, "the host ended it: nothing to report")
+	}
 }
 
 func TestClientOfAClosedServer(t *testing.T) {
@@ -496,5 +503,64 @@ func TestClientTimeoutOfTypedCalls(t *testing.T) {
 	require.Equal(t, OK, h.next(t).rc)
 	require.NoError(t, Request(c, "ping", nil, []byte(`{"timeout_ms":50}`), 2))
 	assert.Equal(t, ETimeout, h.next(t).rc)
+	closeClient(t, h, c)
+}
+
+// A subscription the server ends (here its HTTP stream is cut, the client
+// staying connected) is reported with polymcp/subscription_ended, and its
+// tag is free again.
+func TestClientListenEndedByServer(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cut", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.Request, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		return in.Text, nil
+	})
+	t.Cleanup(srv.Close)
+	inner := srv.HTTPHandler(nil)
+	cut := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			go func() {
+				select {
+				case <-cut:
+				case <-ctx.Done():
+				}
+				cancel()
+			}()
+			r = r.WithContext(ctx)
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+
+	h := newClientHost()
+	c, err := Connect([]byte(`{"url":"`+ts.URL+`/mcp"}`), h, 1)
+	require.NoError(t, err)
+	r := h.next(t)
+	require.Equal(t, OK, r.rc, r.body)
+	require.NoError(t, Request(c, "subscriptions/listen", []byte(`{"notifications":{"toolsListChanged":true}}`), nil, 2))
+	r = h.next(t)
+	require.Equal(t, OK, r.rc, r.body)
+	close(cut)
+	select {
+	case n := <-h.notes:
+		method, params, _ := strings.Cut(n, " ")
+		assert.Equal(t, SubscriptionEnded, method)
+		var ended subscriptionEnded
+		require.NoError(t, json.Unmarshal([]byte(params), &ended))
+		assert.Equal(t, uint64(2), ended.Tag)
+		assert.NotEqual(t, OK, ended.Code, "a cut stream is not a graceful end")
+		assert.NotEmpty(t, ended.Message)
+	case <-timeout():
+		t.Fatal("the end of the subscription was not reported")
+	}
+	assert.Equal(t, EUnknownCall, CodeOf(Cancel(c, 2)), "the tag is free")
+	require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"still here"}}`), nil, 2))
+	r = h.next(t)
+	require.Equal(t, OK, r.rc, r.body)
+	assert.Contains(t, r.body, "still here")
 	closeClient(t, h, c)
 }

@@ -167,11 +167,32 @@ func (c *Client) listen(ctx context.Context, r *request, tag uint64, params []by
 	}
 	c.cb.OnResponse(tag, OK, body)
 	select {
-	case <-ctx.Done():
+	case <-ctx.Done(): // the host's cancel, or the client's close
+		sub.Close()
+		c.forget(tag, r)
+		return
 	case <-sub.Done():
 	}
-	sub.Close()
 	c.forget(tag, r)
+	// The server ended it (or its stream broke): the host is told, with
+	// the tag free again.
+	ended := subscriptionEnded{Tag: tag}
+	if err := sub.Err(); err != nil {
+		ended.Code, ended.Message = CodeOfClient(err), err.Error()
+	}
+	c.notifyJSON(SubscriptionEnded, ended)
+}
+
+// SubscriptionEnded is the notification of the library's own that tells
+// the host a subscription it did not end has ended.
+const SubscriptionEnded = "polymcp/subscription_ended"
+
+// subscriptionEnded is its params: the listen request's tag, and why when
+// it was not the server's graceful end.
+type subscriptionEnded struct {
+	Tag     uint64 `json:"tag"`
+	Code    Code   `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // progress passes a request's progress on, without its token (the tag

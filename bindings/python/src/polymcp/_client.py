@@ -376,6 +376,11 @@ class Client:
 
     def _on_notification(self, method: str, data: bytes) -> None:
         params = _object(data)
+        if method == _SUBSCRIPTION_ENDED:
+            for sub in list(self._subscriptions):
+                if sub._tag and sub._tag == params.get("tag"):
+                    sub._ended_by_server(params)
+            return
         if method == "notifications/message":
             if self.log_handler is not None:
                 self._run(self.log_handler, params)
@@ -680,6 +685,11 @@ class Client:
 
 def _ms(seconds: float) -> int:
     return max(1, int(round(seconds * 1000)))
+
+
+#: The library's notification that a subscription the client did not end
+#: has ended (the server ended it, or its stream broke).
+_SUBSCRIPTION_ENDED = "polymcp/subscription_ended"
 
 
 def _is_url(text: str) -> bool:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import logging
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._client_results import _error
 from ._client_types import JSON
 from ._errors import ClientClosed, ClientError, McpError
 from ._native import E_CLOSED
@@ -49,6 +51,9 @@ class Subscription:
         self._tag = 0
         self._legacy_uris: list[str] = []
         self._state: Literal["new", "opening", "open", "closed"] = "new"
+        #: Why the server's end of the subscription was not graceful (a
+        #: broken stream, say); None otherwise.
+        self.error: Exception | None = None
 
     @property
     def active(self) -> bool:
@@ -129,6 +134,16 @@ class Subscription:
         self._state = "closed"
         self.client._subscriptions.discard(self)
         self._ready.set()
+
+    def _ended_by_server(self, params: JSON) -> None:
+        """The server ended it, or its stream broke (the library's
+        polymcp/subscription_ended): iteration stops once the queue is
+        drained, and ``error`` says why when the end was not graceful."""
+        self._tag = 0  # the library let go of it
+        code = params.get("code")
+        if isinstance(code, int) and code != 0:
+            self.error = _error(code, json.dumps({"message": params.get("message", "")}).encode())
+        self._end()
 
     def covers(self, method: str, params: JSON) -> bool:
         """Whether the notification is one this subscription was honoured for."""

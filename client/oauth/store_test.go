@@ -49,13 +49,7 @@ func TestStoreRefreshes(t *testing.T) {
 	require.NoError(t, err)
 	f.revoke()
 
-	status, err := f.call(&Transport{Config: Config{Store: store}}, "{}")
-	require.NoError(t, err)
-	assert.Equal(t, http.StatusOK, status)
-	forms := record(f, func(f *fixture) []url.Values { return f.tokenForms })
-	require.Len(t, forms, 2)
-	assert.Equal(t, "refresh_token", forms[1].Get("grant_type"))
-	assert.Equal(t, "ref-1", forms[1].Get("refresh_token"))
+	refreshedThrough(t, f, &Transport{Config: Config{Store: store}})
 	assert.Equal(t, "dcr-client", clientOf(record(f, func(f *fixture) string { return f.tokenAuth[1] })),
 		"the stored registration authenticates the refresh")
 	assert.Len(t, record(f, func(f *fixture) []url.Values { return f.authQueries }), 1, "no second authorization")

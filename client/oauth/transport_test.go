@@ -240,14 +240,8 @@ func TestRefresh(t *testing.T) {
 	_, err := f.call(tr, "{}")
 	require.NoError(t, err)
 	f.revoke()
-	status, err := f.call(tr, "{}")
-	require.NoError(t, err)
-	assert.Equal(t, http.StatusOK, status)
-	forms := record(f, func(f *fixture) []url.Values { return f.tokenForms })
-	require.Len(t, forms, 2)
-	assert.Equal(t, "refresh_token", forms[1].Get("grant_type"))
-	assert.Equal(t, "ref-1", forms[1].Get("refresh_token"))
-	assert.Equal(t, f.srv.URL+"/mcp", forms[1].Get("resource"))
+	form := refreshedThrough(t, f, tr)
+	assert.Equal(t, f.srv.URL+"/mcp", form.Get("resource"))
 	assert.Len(t, record(f, func(f *fixture) []url.Values { return f.authQueries }), 1, "no second authorization")
 }
 
@@ -279,4 +273,19 @@ func TestClientCredentials(t *testing.T) {
 	assert.Equal(t, "client_credentials", form.Get("grant_type"))
 	assert.Equal(t, "m2m", form.Get("scope"))
 	assert.Empty(t, record(f, func(f *fixture) []url.Values { return f.authQueries }))
+}
+
+// refreshedThrough calls the fixture, whose first token was revoked,
+// through tr, checks that the token was refreshed with the first refresh
+// token, and returns the refresh's form.
+func refreshedThrough(t *testing.T, f *fixture, tr *Transport) url.Values {
+	t.Helper()
+	status, err := f.call(tr, "{}")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, status)
+	forms := record(f, func(f *fixture) []url.Values { return f.tokenForms })
+	require.Len(t, forms, 2)
+	assert.Equal(t, "refresh_token", forms[1].Get("grant_type"))
+	assert.Equal(t, "ref-1", forms[1].Get("refresh_token"))
+	return forms[1]
 }

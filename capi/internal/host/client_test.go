@@ -14,8 +14,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/polymcp/polymcp/mcp"
 )
 
 // response is one on_response.
@@ -510,14 +508,7 @@ func TestClientTimeoutOfTypedCalls(t *testing.T) {
 // staying connected) is reported with polymcp/subscription_ended, and its
 // tag is free again.
 func TestClientListenEndedByServer(t *testing.T) {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "cut", Version: "1"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.Request, in struct {
-		Text string `json:"text"`
-	}) (string, error) {
-		return in.Text, nil
-	})
-	t.Cleanup(srv.Close)
-	inner := srv.HTTPHandler(nil)
+	inner := echoHandler(t, "cut")
 	cut := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {

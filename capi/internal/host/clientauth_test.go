@@ -22,14 +22,7 @@ import (
 // authorization server issues, after registration, authorization and a
 // code exchange. It returns the server's URL.
 func guardedServer(t *testing.T) string {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "guarded", Version: "1"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.Request, in struct {
-		Text string `json:"text"`
-	}) (string, error) {
-		return in.Text, nil
-	})
-	t.Cleanup(srv.Close)
-	guarded := srv.HTTPHandler(nil)
+	guarded := echoHandler(t, "guarded")
 	var base string
 	reply := func(w http.ResponseWriter, v any) {
 		w.Header().Set("Content-Type", "application/json")
@@ -70,6 +63,34 @@ func guardedServer(t *testing.T) string {
 	return ts.URL + "/mcp"
 }
 
+// echoHandler is the Streamable HTTP handler of a Go MCP server named
+// name with an echo tool, closed with the test.
+func echoHandler(t *testing.T, name string) http.Handler {
+	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.Request, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		return in.Text, nil
+	})
+	t.Cleanup(srv.Close)
+	return srv.HTTPHandler(nil)
+}
+
+// connectAndEcho connects a client with opts, checks that it echoes text,
+// and closes it.
+func connectAndEcho(t *testing.T, h *clientHost, opts []byte, text string) {
+	t.Helper()
+	c, err := Connect(opts, h, 1)
+	require.NoError(t, err)
+	r := h.next(t)
+	require.Equal(t, OK, r.rc, r.body)
+	require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"`+text+`"}}`), nil, 2))
+	r = h.next(t)
+	require.Equal(t, OK, r.rc, r.body)
+	assert.Contains(t, r.body, `"text":"`+text+`"`)
+	closeClient(t, h, c)
+}
+
 // TestClientOAuth: the "oauth" option authorizes a connection to a
 // server that asks for it; the host shows the user the URL (here, a
 // "browser" that follows the redirects) and, with a redirect_url of its
@@ -107,16 +128,8 @@ func TestClientOAuth(t *testing.T) {
 				require.NoError(t, json.Unmarshal(params, &p))
 				go tc.browse(t, q, p)
 			}
-			c, err := Connect([]byte(`{"url":"`+target+`","oauth":`+tc.oauth+`}`), h, 1)
-			require.NoError(t, err)
-			r := h.next(t)
-			require.Equal(t, OK, r.rc, r.body)
-			require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"let in"}}`), nil, 2))
-			r = h.next(t)
-			require.Equal(t, OK, r.rc, r.body)
-			assert.Contains(t, r.body, `"text":"let in"`)
+			connectAndEcho(t, h, []byte(`{"url":"`+target+`","oauth":`+tc.oauth+`}`), "let in")
 			assert.Equal(t, 1, asked, "one authorization serves the connection")
-			closeClient(t, h, c)
 		})
 	}
 }
@@ -168,15 +181,7 @@ func TestClientOAuthTokenStore(t *testing.T) {
 		}
 		opts, err := json.Marshal(map[string]any{"url": target, "oauth": map[string]any{"token_store": store}})
 		require.NoError(t, err)
-		c, err := Connect(opts, h, 1)
-		require.NoError(t, err)
-		r := h.next(t)
-		require.Equal(t, OK, r.rc, r.body)
-		require.NoError(t, Request(c, "tools/call", []byte(`{"name":"echo","arguments":{"text":"kept"}}`), nil, 2))
-		r = h.next(t)
-		require.Equal(t, OK, r.rc, r.body)
-		assert.Contains(t, r.body, `"text":"kept"`)
-		closeClient(t, h, c)
+		connectAndEcho(t, h, opts, "kept")
 	}
 	assert.Equal(t, 1, asked, "the second connection used the stored token")
 	info, err := os.Stat(store)

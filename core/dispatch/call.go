@@ -44,6 +44,8 @@ type call struct {
 	inline transport.Inliner
 	// m is the method the call runs (Run), set before it is submitted.
 	m method
+	// slot is the executor's record of the call's job (executor.SlottedJob).
+	slot executor.Slot
 	// jobCtx is the context Run got; hold keeps its executor slot while a
 	// deferred answer is awaited (Defer, Resume).
 	jobCtx context.Context
@@ -81,6 +83,10 @@ type call struct {
 func (s *Session) newCall(msg jsonrpc.Message, reply transport.Sink) *call {
 	return &call{s: s, id: msg.ID, method: msg.Method, params: msg.Params, reply: reply}
 }
+
+// Slot implements executor.SlottedJob: the call and its job are one
+// allocation.
+func (c *call) Slot() *executor.Slot { return &c.slot }
 
 // modern reports whether the call speaks 2026-07-28 (or a later modern
 // revision), where input comes in rounds and tools may become tasks.

@@ -165,6 +165,18 @@ type Job interface {
 	Ended(ctx context.Context)
 }
 
+// A SlottedJob holds the executor's record of it, a Slot it embeds: the
+// executor fills that in rather than allocating a record, so that a job and
+// its record are one allocation (a request's call and its job, say). A Slot
+// serves one submission; a job submitted again gets a record of its own.
+type SlottedJob interface {
+	Job
+	Slot() *Slot
+}
+
+// Slot is the executor's record of a SlottedJob; its zero value is unused.
+type Slot struct{ j job }
+
 // Func is a Job of a plain function; its Ended does nothing.
 type Func func(ctx context.Context)
 
@@ -339,7 +351,13 @@ func (e *Executor) submit(parent context.Context, work Job, inline bool) (*job, 
 		return nil, errNilArgument
 	}
 	// The deadline counts from here.
-	j := &job{e: e, job: work}
+	var j *job
+	if sj, ok := work.(SlottedJob); ok && sj.Slot().j.e == nil {
+		j = &sj.Slot().j
+		j.e, j.job = e, work
+	} else {
+		j = &job{e: e, job: work}
+	}
 	j.jc.parent, j.jc.j = parent, j
 	if e.timeout > 0 {
 		j.deadline = e.now().Add(e.timeout)

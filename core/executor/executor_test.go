@@ -759,3 +759,52 @@ func TestTimeoutSweep(t *testing.T) {
 	submit(t, e, hang)
 	assert.GreaterOrEqual(t, <-ended, submitted+timeout)
 }
+
+// slotted is a SlottedJob that waits for release.
+type slotted struct {
+	slot    Slot
+	release chan struct{}
+	runs    atomic.Int32
+}
+
+func (s *slotted) Slot() *Slot { return &s.slot }
+func (s *slotted) Run(context.Context) {
+	s.runs.Add(1)
+	<-s.release
+}
+func (*slotted) Ended(context.Context) {}
+
+// A SlottedJob's record is its Slot: one allocation fewer than a Job's. A
+// second submission while the first runs gets a record of its own.
+func TestSlottedJob(t *testing.T) {
+	e, err := New(Options{})
+	require.NoError(t, err)
+	defer e.Close()
+	closed := make(chan struct{})
+	close(closed)
+	plain := testing.AllocsPerRun(100, func() {
+		ctx, run, err := e.SubmitInline(context.Background(), Func(func(context.Context) {}))
+		require.NoError(t, err)
+		run.Run()
+		<-ctx.Done()
+	})
+	inSlot := testing.AllocsPerRun(100, func() {
+		s := &slotted{release: closed}
+		ctx, run, err := e.SubmitInline(context.Background(), s)
+		require.NoError(t, err)
+		run.Run()
+		<-ctx.Done()
+	})
+	assert.Equal(t, plain, inSlot, "the slotted job's own allocation replaces the record's")
+
+	s := &slotted{release: make(chan struct{})}
+	first, err := e.SubmitJob(context.Background(), s)
+	require.NoError(t, err)
+	second, err := e.SubmitJob(context.Background(), s)
+	require.NoError(t, err)
+	assert.NotSame(t, first, second, "two records")
+	close(s.release)
+	<-first.Done()
+	<-second.Done()
+	assert.Equal(t, int32(2), s.runs.Load())
+}

@@ -21,8 +21,8 @@ import (
 // sees what an eagerly made context would have shown it.
 type jobContext struct {
 	parent context.Context
-	// deadline is the executor's deadline in Unix nanoseconds, 0 without
-	// one; atomic because Extend may move it while the job runs.
+	// deadline is the executor's deadline, an instant, 0 without one;
+	// atomic because Extend may move it while the job runs.
 	deadline atomic.Int64
 	j        *job
 
@@ -59,7 +59,7 @@ func (s *keySpy) Value(key any) any {
 func (c *jobContext) Deadline() (time.Time, bool) {
 	var own time.Time
 	if n := c.deadline.Load(); n != 0 {
-		own = time.Unix(0, n)
+		own = c.j.e.time(instant(n))
 	}
 	if d, ok := c.parent.Deadline(); ok && (own.IsZero() || d.Before(own)) {
 		return d, true

@@ -103,14 +103,14 @@ type Executor struct {
 	// a small call's CPU (its allocation, registration and stop).
 	sweep   *time.Timer
 	swept   bool
-	sweepAt time.Time // when the armed sweep fires
+	sweepAt instant // when the armed sweep fires
 
 	// handoff passes a job to a parked worker. Reusing goroutines keeps
 	// their grown stacks: a fresh goroutine per job paid a stack copy on
 	// every call (JSON codecs need deep stacks), a tenth of a small call.
 	handoff chan *job
 	done    chan struct{} // closed by Close: parked workers exit
-	epoch   time.Time     // New's time.Now, for now
+	epoch   time.Time     // New's time.Now, the origin of instants
 }
 
 // workerIdle is how long a worker with nothing to do waits for a job
@@ -144,11 +144,19 @@ func New(opts Options) (*Executor, error) {
 	}, nil
 }
 
-// now is time.Now read from the monotonic clock alone: time.Now reads the
-// wall clock as well, and a job's deadline, taken for every job, needs only
-// the one (its wall time follows from the epoch's; a clock step since then
-// shifts only what Deadline reports, not when the job times out).
-func (e *Executor) now() time.Time { return e.epoch.Add(time.Since(e.epoch)) }
+// instant is a time on the monotonic clock, as the time since the
+// executor's epoch; 0 is none (every deadline is later). A deadline is
+// taken for every job: one clock read and integer arithmetic, where a
+// time.Time read the wall clock too and cost its Add, IsZero and UnixNano.
+// The wall time follows from the epoch's (time): a clock step since then
+// shifts only what Deadline reports, not when a job times out.
+type instant time.Duration
+
+// now is the current instant.
+func (e *Executor) now() instant { return instant(time.Since(e.epoch)) }
+
+// time is i as a time.Time.
+func (e *Executor) time(i instant) time.Time { return e.epoch.Add(time.Duration(i)) }
 
 // Job is what the executor runs. Submit takes a plain function (Func);
 // SubmitJob and SubmitInline take a Job, which can also learn of the ends
@@ -200,7 +208,7 @@ type job struct {
 	job      Job
 	ctx      context.Context // what fn receives and Submit returns: &jc
 	jc       jobContext
-	deadline time.Time // the executor's deadline; zero without Timeout
+	deadline instant // the executor's deadline; 0 without Timeout
 	// unwatch deregisters the context.AfterFunc that drops a queued job
 	// whose context ends; set only while queued.
 	unwatch func() bool
@@ -360,15 +368,15 @@ func (e *Executor) submit(parent context.Context, work Job, inline bool) (*job, 
 	}
 	j.jc.parent, j.jc.j = parent, j
 	if e.timeout > 0 {
-		j.deadline = e.now().Add(e.timeout)
-		j.jc.deadline.Store(j.deadline.UnixNano())
+		j.deadline = e.now() + instant(e.timeout)
+		j.jc.deadline.Store(int64(j.deadline))
 	}
 	j.ctx = &j.jc // one allocation with the job
 
 	var err error
 	e.mu.Lock()
-	if !e.closed && !j.deadline.IsZero() && !e.swept {
-		e.armSweepLocked(time.Until(j.deadline))
+	if !e.closed && j.deadline != 0 && !e.swept {
+		e.armSweepLocked(e.timeout)
 	}
 	switch {
 	case e.closed:
@@ -445,7 +453,7 @@ func (e *Executor) runInline(j *job) {
 // armSweepLocked sets the sweep to run after d.
 func (e *Executor) armSweepLocked(d time.Duration) {
 	e.swept = true
-	e.sweepAt = time.Now().Add(d)
+	e.sweepAt = e.now() + instant(d)
 	if e.sweep == nil {
 		e.sweep = time.AfterFunc(d, e.expire)
 	} else {
@@ -457,24 +465,24 @@ func (e *Executor) armSweepLocked(d time.Duration) {
 // the sweep for the next deadline. Deadlines grow with submission order, so
 // in steady load it runs about once per Timeout, not once per job.
 func (e *Executor) expire() {
-	now := time.Now()
+	now := e.now()
 	var expired []*job
-	var next time.Time
+	var next instant
 	e.mu.Lock()
 	for _, l := range [...]*jobList{&e.active, &e.queue} {
 		for j := l.head; j != nil; j = j.next {
 			switch {
-			case j.deadline.IsZero(): // Extend took it away
-			case !j.deadline.After(now):
+			case j.deadline == 0: // Extend took it away
+			case j.deadline <= now:
 				expired = append(expired, j)
-			case next.IsZero() || j.deadline.Before(next):
+			case next == 0 || j.deadline < next:
 				next = j.deadline
 			}
 		}
 	}
 	e.swept = false
-	if !next.IsZero() && !e.closed {
-		e.armSweepLocked(next.Sub(now))
+	if next != 0 && !e.closed {
+		e.armSweepLocked(time.Duration(next - now))
 	}
 	e.mu.Unlock()
 	// Outside the lock, as everywhere: cancelling may call into the parent.
@@ -624,9 +632,9 @@ func Extend(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 	j, e := jc.j, jc.j.e
-	var at time.Time
+	var at instant
 	if d > 0 {
-		at = time.Now().Add(d)
+		at = e.now() + instant(d)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -634,15 +642,14 @@ func Extend(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 	j.deadline = at
-	if at.IsZero() {
-		jc.deadline.Store(0)
+	jc.deadline.Store(int64(at))
+	if at == 0 {
 		return true
 	}
-	jc.deadline.Store(at.UnixNano())
 	// A later deadline is found by the sweep already armed (it re-arms for
 	// the next one); an earlier one must bring the sweep forward.
-	if !e.closed && (!e.swept || at.Before(e.sweepAt)) {
-		e.armSweepLocked(time.Until(at))
+	if !e.closed && (!e.swept || at < e.sweepAt) {
+		e.armSweepLocked(time.Duration(at - e.now()))
 	}
 	return true
 }

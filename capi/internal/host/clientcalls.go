@@ -174,6 +174,9 @@ func (c *Client) listen(ctx context.Context, r *request, tag uint64, params []by
 	case <-sub.Done():
 	}
 	c.forget(tag, r)
+	if ctx.Err() != nil {
+		return // the host's end too, as both came at once
+	}
 	// The server ended it (or its stream broke): the host is told, with
 	// the tag free again.
 	ended := subscriptionEnded{Tag: tag}

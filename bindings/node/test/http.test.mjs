@@ -48,6 +48,13 @@ function createServer(options = {}) {
     { inputSchema: { type: "object", properties: { s: { type: "string" }, n: { type: "integer" } }, required: ["s", "n"] } },
     ({ s, n }) => s.repeat(n),
   );
+  // Describes its text: the size of each event that carries a call's
+  // params to JS decides how the addon holds it.
+  server.registerTool(
+    "measure",
+    { inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+    ({ text }) => `${text.length}:${text.slice(0, 8)}:${text.slice(-8)}`,
+  );
   // Sends n progress updates of size bytes each as fast as it can.
   server.registerTool(
     "flood",
@@ -175,6 +182,30 @@ for (const [name, start] of Object.entries(endpoints)) {
           const r = await post(e.url, call2026(i, "repeat", JSON.stringify({ s: str, n })), headers2026("tools/call", "repeat"));
           assert.equal(r.status, 200);
           assert.equal(JSON.parse(r.text).result.content[0].text, str.repeat(n), `${JSON.stringify(str)} x ${n}`);
+        }
+      } finally {
+        await e.close();
+      }
+    });
+
+    it("passes params of every size whole, many at once (the addon's pooled big events)", async () => {
+      const e = await start();
+      try {
+        // Under, at and past the 32 KiB of the smallest pooled block, past
+        // 64 KiB and 1 MiB (within the 2 MB body limit), each several times
+        // at once so blocks are reused.
+        const sizes = [1000, 32 << 10, (32 << 10) + 100, 70000, (1 << 20) + 5, 1_900_000];
+        const calls = [];
+        for (let round = 0; round < 3; round++) {
+          for (const [i, n] of sizes.entries()) {
+            const text = `${round}${i}`.padEnd(n, "xyz") + `end${round}${i}`;
+            const body = call2026(100 * round + i, "measure", JSON.stringify({ text }));
+            calls.push(post(e.url, body, headers2026("tools/call", "measure")).then((r) => [r, text]));
+          }
+        }
+        for (const [r, text] of await Promise.all(calls)) {
+          assert.equal(r.status, 200);
+          assert.equal(JSON.parse(r.text).result.content[0].text, `${text.length}:${text.slice(0, 8)}:${text.slice(-8)}`);
         }
       } finally {
         await e.close();

@@ -240,7 +240,7 @@ func (c *Client) encodeRequest(id int64, method string, params map[string]any, m
 		var err error
 		// Every raw member of params (arguments, inputResponses) is an
 		// output of jsonrpc.Marshal: no need to compact it again.
-		if frame, err = appendMembers(frame, params); err != nil {
+		if frame, err = appendMembers(frame, params, true); err != nil {
 			return nil, fmt.Errorf("client: %s params: %w", method, err)
 		}
 	}

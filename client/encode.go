@@ -8,13 +8,16 @@ import (
 	"github.com/polymcp/polymcp/core/spec"
 )
 
-// appendMembers appends members as a JSON object, keys sorted, as
-// jsonrpc.MarshalOwn would, without its reflection: raw values
-// (json.RawMessage, outputs of jsonrpc.Marshal already) go as they are,
-// strings are escaped, nested maps are appended alike, and anything else
-// is encoded. A request's params are such maps; encoding them through the
-// map encoder was most of the client's CPU for a small call.
-func appendMembers(dst []byte, members map[string]any) ([]byte, error) {
+// appendMembers appends members as a JSON object, keys sorted, without the
+// map encoder's reflection: strings are escaped, nested maps are appended
+// alike, and anything else is encoded. Trusted members, a request's own
+// (their raw values outputs of jsonrpc.Marshal already), are encoded as
+// jsonrpc.MarshalOwn does, raw values as they are; a caller's (map
+// arguments) as jsonrpc.Marshal does, raw values checked and compacted: a
+// line break in one would break stdio's framing. A request's params are such
+// maps; encoding them through the map encoder was most of the client's CPU
+// for a small call.
+func appendMembers(dst []byte, members map[string]any, trusted bool) ([]byte, error) {
 	var small [8]string
 	keys := small[:0]
 	for k := range members {
@@ -29,28 +32,34 @@ func appendMembers(dst []byte, members map[string]any) ([]byte, error) {
 		dst = jsonrpc.AppendString(dst, k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendValue(dst, members[k]); err != nil {
+		if dst, err = appendValue(dst, members[k], trusted); err != nil {
 			return nil, err
 		}
 	}
 	return append(dst, '}'), nil
 }
 
-func appendValue(dst []byte, v any) ([]byte, error) {
+func appendValue(dst []byte, v any, trusted bool) ([]byte, error) {
 	switch v := v.(type) {
 	case json.RawMessage:
 		if len(v) == 0 {
 			return append(dst, "null"...), nil
 		}
-		return append(dst, v...), nil
+		if trusted {
+			return append(dst, v...), nil
+		}
 	case string:
 		return jsonrpc.AppendString(dst, v), nil
 	case spec.Meta:
-		return appendMembers(dst, v)
+		return appendMembers(dst, v, trusted)
 	case map[string]any:
-		return appendMembers(dst, v)
+		return appendMembers(dst, v, trusted)
 	}
-	raw, err := jsonrpc.MarshalOwn(v)
+	marshal := jsonrpc.MarshalOwn // raw values inside are outputs of Marshal
+	if !trusted {
+		marshal = jsonrpc.Marshal
+	}
+	raw, err := marshal(v)
 	return append(dst, raw...), err
 }
 

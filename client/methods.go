@@ -208,7 +208,7 @@ func encodeArguments(args any) ([]byte, error) {
 			return a, nil
 		}
 	case map[string]any:
-		return appendMembers(make([]byte, 0, 64+rawSize(a)), a)
+		return appendMembers(make([]byte, 0, 64+rawSize(a)), a, false)
 	}
 	return jsonrpc.Marshal(args)
 }

@@ -65,6 +65,10 @@ func TestEncodeArguments(t *testing.T) {
 		{"a map, as jsonrpc.Marshal encodes it", map[string]any{"b": []any{1.5, "<\u2028>"}, "a": map[string]any{"z": nil}},
 			"{\"a\":{\"z\":null},\"b\":[1.5,\"<\u2028>\"]}", false},
 		{"a map that cannot be encoded", map[string]any{"f": math.NaN()}, "", true},
+		{"a map's raw values, compacted", map[string]any{"r": json.RawMessage("{\n \"a\": 1}"),
+			"m": map[string]any{"q": json.RawMessage(" 2 ")}, "l": []any{json.RawMessage("[ 1 ]")}},
+			`{"l":[[1]],"m":{"q":2},"r":{"a":1}}`, false},
+		{"a map's raw value that is not JSON", map[string]any{"r": json.RawMessage("not json")}, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := encodeArguments(tc.args)

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/polymcp/polymcp/client/oauth"
@@ -64,7 +65,7 @@ type authorization struct {
 func (c *Client) oauthTransport(o *OAuthConfig) (*oauth.Transport, error) {
 	cfg := oauth.Config{ClientMetadataURL: o.ClientMetadataURL, ClientName: o.ClientName, RedirectURL: o.RedirectURL}
 	if o.TokenStore != "" {
-		cfg.Store = &oauth.FileStore{Path: o.TokenStore}
+		cfg.Store = fileStore(o.TokenStore)
 	}
 	if o.ClientID != "" {
 		cfg.Client = &oauth.Credentials{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Issuer: o.Issuer}
@@ -134,4 +135,15 @@ func refused(err error) error {
 		return &refusal{je.Message}
 	}
 	return err
+}
+
+// fileStores are the token stores of the process by path: clients that
+// share a file share its FileStore, whose saves are serialized (two would
+// each rewrite the file from what they read, and one client's grant could
+// be lost).
+var fileStores sync.Map // path → *oauth.FileStore
+
+func fileStore(path string) *oauth.FileStore {
+	s, _ := fileStores.LoadOrStore(path, &oauth.FileStore{Path: path})
+	return s.(*oauth.FileStore)
 }

@@ -126,8 +126,9 @@ const char *polymcp_version(void);
  *                      follows the live heap: Go's 100 up to 1.3 MiB live,
  *                      rising to 200 at 2.7 MiB and while collections come
  *                      less than 5 ms apart, so small calls keep a 4 MiB
- *                      heap and large ones the headroom that saves them CPU.
- *                      Setting it ends that. Since ABI 1.2.
+ *                      heap and large ones the headroom that saves them CPU,
+ *                      a headroom kept within 8 MiB past 4 MiB live (back
+ *                      to 100 at 8 MiB). Setting it ends that. Since ABI 1.2.
  *   "memory_limit_bytes": n   the Go runtime's soft memory limit (GOMEMLIMIT),
  *                      positive; with "gc_percent":-1 the collector runs
  *                      only near it. Since ABI 1.2.

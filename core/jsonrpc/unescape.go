@@ -181,28 +181,16 @@ func parseInt(raw []byte) (n int64, ok bool) {
 	if len(raw) == 0 {
 		return 0, false
 	}
-	if len(raw) <= maxSafeDigits { // cannot overflow: no division per digit
-		var u uint64
-		for _, c := range raw {
-			d := uint64(c - '0')
-			if d > 9 {
-				return 0, false
-			}
-			u = u*10 + d
-		}
-		if neg {
-			return -int64(u), true
-		}
-		return int64(u), true
-	}
 	limit := uint64(math.MaxInt64)
 	if neg {
 		limit++
 	}
+	// Up to maxSafeDigits digits cannot overflow: no division per digit.
+	checked := len(raw) > maxSafeDigits
 	var u uint64
 	for _, c := range raw {
 		d := uint64(c - '0')
-		if d > 9 || u > (limit-d)/10 {
+		if d > 9 || checked && u > (limit-d)/10 {
 			return 0, false
 		}
 		u = u*10 + d

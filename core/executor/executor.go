@@ -146,10 +146,10 @@ func New(opts Options) (*Executor, error) {
 
 // instant is a time on the monotonic clock, as the time since the
 // executor's epoch; 0 is none (every deadline is later). A deadline is
-// taken for every job: one clock read and integer arithmetic, where a
-// time.Time read the wall clock too and cost its Add, IsZero and UnixNano.
-// The wall time follows from the epoch's (time): a clock step since then
-// shifts only what Deadline reports, not when a job times out.
+// taken for every job: one monotonic clock read and integer arithmetic,
+// where a time.Time cost its Add, IsZero and UnixNano besides. The wall
+// time follows from the epoch's (time): a clock step since then shifts only
+// what Deadline reports, not when a job times out.
 type instant time.Duration
 
 // now is the current instant.

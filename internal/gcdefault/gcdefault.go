@@ -185,11 +185,8 @@ func (s *scaler) observe(live uint64, now time.Duration) (percent int, change bo
 	if s.cycles < rising {
 		p = min(p, s.policy.initial)
 	}
-	if s.churning {
-		p = Percent
-		if s.policy.churn { // the library's: its headroom stays capped
-			p = headroomCapped(p, s.recent[i])
-		}
+	if s.churning { // only a policy with churn, the library's: its headroom stays capped
+		p = headroomCapped(Percent, s.recent[i])
 	}
 	if p-s.percent < step && s.percent-p < step {
 		return s.percent, false
@@ -206,7 +203,7 @@ func libraryPercent(live uint64) int {
 }
 
 // maxHeadroom bounds the heap the library's collector leaves above the
-// live heap once that exceeds half of it, down to floor: Percent's twice
+// live heap once the live heap exceeds half of it, down to floor: Percent's twice
 // the live heap bought no CPU there, and cost resident memory (through
 // the Node binding over HTTP, 64 KiB calls at C=16 keep 3-7 MiB live, for
 // goals up to 24 MB and a third of the process's peak RSS).

@@ -168,14 +168,12 @@ func (c *Client) listen(ctx context.Context, r *request, tag uint64, params []by
 	c.cb.OnResponse(tag, OK, body)
 	select {
 	case <-ctx.Done(): // the host's cancel, or the client's close
-		sub.Close()
-		c.forget(tag, r)
-		return
 	case <-sub.Done():
 	}
+	sub.Close()
 	c.forget(tag, r)
 	if ctx.Err() != nil {
-		return // the host's end too, as both came at once
+		return // the host ended it (perhaps as the server did): it knows
 	}
 	// The server ended it (or its stream broke): the host is told, with
 	// the tag free again.

@@ -133,13 +133,18 @@ func (c *Client) send(ctx context.Context, method string, params map[string]any,
 // a successful result must carry structuredContent that matches it, or
 // the call fails with an *OutputError (Options.SkipOutputValidation).
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*spec.CallToolResult, error) {
-	raw, err := c.CallToolRaw(ctx, name, args, opts...)
+	raw, err := c.callTool(ctx, name, args, opts)
 	if err != nil {
 		return nil, err
 	}
 	var r spec.CallToolResult
 	if err := jsonrpc.UnmarshalOwned(raw, &r); err != nil {
 		return nil, fmt.Errorf("client: bad tools/call result: %w", err)
+	}
+	if !r.IsError {
+		if err := c.checkOutput(name, raw); err != nil {
+			return nil, err
+		}
 	}
 	return &r, nil
 }
@@ -149,6 +154,22 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 // it (the C ABI): a large result is then neither decoded nor encoded again.
 // It is checked as CallTool checks it.
 func (c *Client) CallToolRaw(ctx context.Context, name string, args any, opts ...CallOption) (json.RawMessage, error) {
+	raw, err := c.callTool(ctx, name, args, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !isErrorResult(raw) {
+		if err := c.checkOutput(name, raw); err != nil {
+			return nil, err
+		}
+	}
+	return raw, nil
+}
+
+// callTool runs tools/call (following a task, retrying a header
+// mismatch) and returns the result raw, its output not yet checked: CallTool
+// reads isError from the result it decodes, CallToolRaw from the raw one.
+func (c *Client) callTool(ctx context.Context, name string, args any, opts []CallOption) ([]byte, error) {
 	params := map[string]any{"name": name}
 	if args != nil {
 		raw, err := encodeArguments(args)
@@ -172,15 +193,7 @@ func (c *Client) CallToolRaw(ctx context.Context, name string, args any, opts ..
 			raw, err = c.send(ctx, "tools/call", params, nil, opts)
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	if !isErrorResult(raw) {
-		if err := c.checkOutput(name, raw); err != nil {
-			return nil, err
-		}
-	}
-	return raw, nil
+	return raw, err
 }
 
 // isErrorResult reports whether a CallToolResult says isError: true.

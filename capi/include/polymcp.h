@@ -806,8 +806,9 @@ int polymcp_client_connect(const char *options_json, size_t len, const polymcp_c
  *                    the client. When the server ends it (or its stream
  *                    breaks) while the client stays, on_notification gets
  *                    "polymcp/subscription_ended" {"tag": tag}, with
- *                    "code" and "message" when it was not a graceful end,
- *                    and the tag is free again. Methods beginning with
+ *                    "code" and "error" (what on_response would carry)
+ *                    when it was not a graceful end, and the tag is free
+ *                    again. Methods beginning with
  *                    "polymcp/" are the library's own, never a server's.
  * These answer {} when done. A "_meta" in params_json is merged into the
  * one the client writes.

@@ -40,7 +40,7 @@ import type {
   LoggingLevel,
   ReadResourceResult,
 } from "./types";
-import { abortError, failure, parse } from "./client_errors";
+import { type ErrorObject, abortError, failure, failureOf, parse } from "./client_errors";
 import { type Authorizer, authorize, oauthOption } from "./client_oauth";
 import {
   type ClientOptions,
@@ -510,7 +510,7 @@ export class Client implements AsyncDisposable {
       if (sub !== undefined) {
         this.#subscriptions.delete(tag);
         const code = params.code as number | undefined;
-        sub[ended](code ? failure(code, JSON.stringify({ message: params.message })) : undefined);
+        sub[ended](code ? failureOf(code, (params.error ?? {}) as ErrorObject) : undefined);
         this.#hold();
       }
       return;

@@ -22,14 +22,26 @@ export function parse(json: string): unknown {
   return json === "" ? undefined : JSON.parse(json);
 }
 
-/** The Error a request ends with, from the core's status and error object. */
+/** The core's error object. */
+export interface ErrorObject {
+  message?: string;
+  code?: number;
+  data?: unknown;
+}
+
+/** The Error a request ends with, from the core's status and error object (JSON). */
 export function failure(rc: number, json: string): Error {
-  let body: { message?: string; code?: number; data?: unknown } = {};
+  let body: ErrorObject = {};
   try {
-    body = (parse(json) as typeof body | undefined) ?? {};
+    body = (parse(json) as ErrorObject | undefined) ?? {};
   } catch {
     body = { message: json };
   }
+  return failureOf(rc, body);
+}
+
+/** failure of an error object already parsed. */
+export function failureOf(rc: number, body: ErrorObject): Error {
   const message = body.message ?? `polymcp status ${rc}`;
   switch (rc) {
     case Status.RPC:

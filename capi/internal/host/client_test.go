@@ -543,8 +543,10 @@ func TestClientListenEndedByServer(t *testing.T) {
 		var ended subscriptionEnded
 		require.NoError(t, json.Unmarshal([]byte(params), &ended))
 		assert.Equal(t, uint64(2), ended.Tag)
-		assert.NotEqual(t, OK, ended.Code, "a cut stream is not a graceful end")
-		assert.NotEmpty(t, ended.Message)
+		assert.Equal(t, EIO, ended.Code, "a cut stream is not a graceful end")
+		var e struct{ Message string }
+		require.NoError(t, json.Unmarshal(ended.Error, &e))
+		assert.NotEmpty(t, e.Message)
 	case <-timeout():
 		t.Fatal("the end of the subscription was not reported")
 	}

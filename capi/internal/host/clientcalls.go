@@ -179,7 +179,7 @@ func (c *Client) listen(ctx context.Context, r *request, tag uint64, params []by
 	// the tag free again.
 	ended := subscriptionEnded{Tag: tag}
 	if err := sub.Err(); err != nil {
-		ended.Code, ended.Message = CodeOfClient(err), err.Error()
+		ended.Code, ended.Error = errorBody(err)
 	}
 	c.notifyJSON(SubscriptionEnded, ended)
 }
@@ -188,12 +188,13 @@ func (c *Client) listen(ctx context.Context, r *request, tag uint64, params []by
 // the host a subscription it did not end has ended.
 const SubscriptionEnded = "polymcp/subscription_ended"
 
-// subscriptionEnded is its params: the listen request's tag, and why when
-// it was not the server's graceful end.
+// subscriptionEnded is its params: the listen request's tag and, when it
+// was not the server's graceful end, why, as on_response would say it (its
+// code and error object).
 type subscriptionEnded struct {
-	Tag     uint64 `json:"tag"`
-	Code    Code   `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
+	Tag   uint64          `json:"tag"`
+	Code  Code            `json:"code,omitempty"`
+	Error json.RawMessage `json:"error,omitempty"`
 }
 
 // progress passes a request's progress on, without its token (the tag

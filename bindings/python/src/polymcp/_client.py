@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._client_bridge import _Request, _Target
 from ._client_oauth import Auth, OAuth, authorize
-from ._client_results import (CallToolResult, _elicitation_result, _error, _is_wrapper, _object,
-                              _roots_result, _sampling_result)
+from ._client_results import (CallToolResult, _elicitation_result, _error, _error_of, _is_wrapper,
+                              _object, _roots_result, _sampling_result)
 from ._client_types import (JSON, ElicitationHandler, LoggingLevel, LogHandler, MessageHandler,
                             OAuthAuthorizeHandler, ProgressHandler, Roots, SamplingHandler)
 from ._errors import (ClientClosed, ClientError, McpError, NativeError, ToolCallError,
@@ -533,7 +533,7 @@ class Client:
                                              json.dumps(opts).encode() if opts else b"", tag)
         if status != OK:
             self._pending.pop(tag, None)
-            raise _error(status, json.dumps({"message": message}).encode())
+            raise _error_of(status, {"message": message})
         try:
             return tag, await future
         except asyncio.CancelledError:

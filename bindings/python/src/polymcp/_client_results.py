@@ -90,7 +90,12 @@ def _is_wrapper(schema: Any) -> bool:
 
 
 def _error(rc: int, data: bytes) -> Exception:
-    body = _object(data)
+    """The exception of a library status rc and its error object, as JSON."""
+    return _error_of(rc, _object(data))
+
+
+def _error_of(rc: int, body: JSON) -> Exception:
+    """The exception of a library status rc and its error object."""
     message = str(body.get("message") or f"polymcp client error {rc}")
     if rc == E_RPC:
         code = body.get("code")

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import json
 import logging
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._client_results import _error
+from ._client_results import _error_of
 from ._client_types import JSON
 from ._errors import ClientClosed, ClientError, McpError
 from ._native import E_CLOSED
@@ -140,9 +139,9 @@ class Subscription:
         polymcp/subscription_ended): iteration stops once the queue is
         drained, and ``error`` says why when the end was not graceful."""
         self._tag = 0  # the library let go of it
-        code = params.get("code")
+        code, error = params.get("code"), params.get("error")
         if isinstance(code, int) and code != 0:
-            self.error = _error(code, json.dumps({"message": params.get("message", "")}).encode())
+            self.error = _error_of(code, error if isinstance(error, dict) else {})
         self._end()
 
     def covers(self, method: str, params: JSON) -> bool:
